@@ -1,0 +1,1 @@
+"""gbxfs: Nadeo GameBox data as a read-only filesystem."""

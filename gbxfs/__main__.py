@@ -1,0 +1,3 @@
+from gbxfs.cli import run
+
+run()
