@@ -1,0 +1,20 @@
+"""What a view needs from the tree besides its own bytes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gbxfs.tree.cache import ByteLRU
+
+
+@dataclass
+class TreeContext:
+    # "folder": *.gbx files are shown as folders; "file": as plain files (unpacked view)
+    gbx_mode: str = "folder"
+    # byte-bounded cache shared by all views for parsed results and decoded data
+    cache: ByteLRU = field(default_factory=lambda: ByteLRU(256 * 1024 * 1024))
+    # override for packlist.dat (--packlist FILE); None: the one next to the paks
+    packlist_path: str | None = None
+    # turns a named byte source into a tree entry (a folder view or a plain file);
+    # set by the tree builder, used by container views (paks, GBX embedded files)
+    open_child: Callable[..., Any] | None = None
