@@ -1,0 +1,52 @@
+"""Upright thumbnails: maps (chunk 03043007) store their JPEG upside down.
+
+The flip decodes the JPEG and encodes it again with the *source's own*
+quantization tables and chroma subsampling (Pillow's "keep" settings), so the
+re-encoded image has the quality of the original and no second, different
+quantization is layered on top. A lossless DCT-domain flip would need a
+jpegtran-like tool; none is a well-kept pure-Python dependency, and the loss
+here is limited to one rounding pass of the same tables.
+"""
+from __future__ import annotations
+
+import io
+
+from .errors import GbxError
+
+JPEG_MAGIC = b"\xff\xd8"
+MAX_PIXELS = 4096 * 4096   # thumbnails are 256x256 or 512x512; refuse decompression bombs
+
+
+def is_jpeg(data: bytes) -> bool:
+    return data[:2] == JPEG_MAGIC
+
+
+def flip_jpeg(data: bytes) -> bytes:
+    """The JPEG `data` flipped top to bottom, as JPEG bytes."""
+    try:
+        from PIL import Image, JpegImagePlugin
+    except ImportError as e:  # pragma: no cover - Pillow is a declared dependency
+        raise GbxError(f"Pillow is needed to flip thumbnails: {e}") from None
+    if not is_jpeg(data):
+        raise GbxError("thumbnail is not a JPEG (no FFD8 start marker)")
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            if im.format != "JPEG":
+                raise GbxError(f"thumbnail is {im.format}, not JPEG")
+            if im.width * im.height > MAX_PIXELS:
+                raise GbxError(f"thumbnail of {im.width}x{im.height} pixels is implausibly large")
+            im.load()
+            flipped = im.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+            out = io.BytesIO()
+            save = {"format": "JPEG", "qtables": im.quantization}
+            sampling = JpegImagePlugin.get_sampling(im) if im.mode in ("RGB", "YCbCr") else -1
+            if sampling != -1:
+                save["subsampling"] = sampling
+            if "progressive" in im.info or "progression" in im.info:
+                save["progressive"] = True
+            flipped.save(out, **save)
+            return out.getvalue()
+    except GbxError:
+        raise
+    except Exception as e:  # Pillow signals bad data with many exception types
+        raise GbxError(f"thumbnail JPEG could not be decoded: {type(e).__name__}: {e}") from None
