@@ -23,6 +23,10 @@ EXIT_INTERNAL = 70
 
 # command name -> "module:function"; each function takes argv (list[str]) and returns an exit code.
 COMMANDS: dict[str, str] = {}
+COMMANDS.update({
+    "mount": "gbxfs.cli.mount:main",
+    "umount": "gbxfs.cli.mount:umount_main",
+})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,37 @@ class File(Entry):
     def read(self, offset: int, size: int) -> bytes:
         raise NotImplementedError
 
+    # The FUSE layer answers from the event loop when these say the work is
+    # trivial, and hops to a worker thread otherwise.
+    def size_hint(self) -> int | None:
+        """The size if known without any work (no I/O, parsing or rendering), else None."""
+        return None
+
+    def in_memory(self) -> bool:
+        """True when read() only slices bytes already in memory."""
+        return False
+
+
+class SourceFile(File):
+    """A file whose bytes are a ByteSource's bytes, unchanged: a real file passed
+    through, a raw archive entry. Its mtime is the source's."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, name: str, source, **kw):
+        kw.setdefault("mtime_ns", getattr(source, "mtime_ns", None))
+        super().__init__(name, **kw)
+        self.source = source
+
+    def size(self) -> int:
+        return self.source.size
+
+    def size_hint(self) -> int | None:
+        return self.source.size
+
+    def read(self, offset: int, size: int) -> bytes:
+        return self.source.read_at(offset, size)
+
 
 class BytesFile(File):
     """A file whose content is already in memory."""
@@ -58,6 +89,12 @@ class BytesFile(File):
 
     def read(self, offset: int, size: int) -> bytes:
         return bytes(self.data[offset : offset + size])
+
+    def size_hint(self) -> int | None:
+        return len(self.data)
+
+    def in_memory(self) -> bool:
+        return True
 
 
 class RenderedFile(File):
@@ -88,6 +125,13 @@ class RenderedFile(File):
 
     def read(self, offset: int, size: int) -> bytes:
         return self._get()[offset : offset + size]
+
+    def size_hint(self) -> int | None:
+        data = self._data
+        return None if data is None else len(data)
+
+    def in_memory(self) -> bool:
+        return self._data is not None
 
 
 class Dir(Entry):
@@ -121,4 +165,9 @@ class Dir(Entry):
         return kids
 
     def loaded(self) -> bool:
+        """True when children() answers without work (no I/O, no parsing)."""
         return self._children is not None
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        """The children if they were ever listed, without listing (possibly stale)."""
+        return self._children

@@ -5,8 +5,10 @@ entry, a slice of another file) and reads ranges from it.
 """
 from __future__ import annotations
 
+import errno
 import os
 import threading
+from collections import OrderedDict
 from typing import Protocol
 
 
@@ -19,33 +21,95 @@ class ByteSource(Protocol):
         ...
 
 
-class FileSource:
-    """A real file on disk, read with pread (thread-safe, no shared offset)."""
+class _OpenFiles:
+    """Keeps at most `limit` idle file descriptors open across all FileSources.
 
-    def __init__(self, path: str):
+    A folder may hold thousands of files; keeping one fd per file seen would
+    exhaust the process limit, and opening per read costs a syscall pair on
+    every FUSE read. Descriptors in use by a read are never closed under it."""
+
+    def __init__(self, limit: int = 256):
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._open: OrderedDict[FileSource, None] = OrderedDict()
+
+    def acquire(self, src: "FileSource") -> int:
+        with self._lock:
+            if src._fd is None:
+                fd = os.open(src.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+                if src._identity != _identity(os.fstat(fd)):
+                    # replaced or rewritten since the tree saw it: its size and
+                    # everything derived from it are stale, never serve those bytes
+                    os.close(fd)
+                    raise OSError(errno.EIO, "file changed on disk since it was listed", src.path)
+                src._fd = fd
+                self._open[src] = None
+                self._trim()
+            else:
+                self._open.move_to_end(src)
+            src._users += 1
+            return src._fd
+
+    def release(self, src: "FileSource") -> None:
+        with self._lock:
+            src._users -= 1
+
+    def close(self, src: "FileSource") -> None:
+        with self._lock:
+            if src._fd is not None and src._users == 0:
+                self._close(src)
+
+    def open_count(self) -> int:
+        return len(self._open)
+
+    def _trim(self) -> None:
+        if len(self._open) <= self.limit:
+            return
+        for src in list(self._open):  # least recently used first
+            if len(self._open) <= self.limit:
+                break
+            if src._users == 0:
+                self._close(src)
+
+    def _close(self, src: "FileSource") -> None:
+        os.close(src._fd)
+        src._fd = None
+        del self._open[src]
+
+
+OPEN_FILES = _OpenFiles()
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class FileSource:
+    """A real file on disk, read with pread (thread-safe, no shared offset).
+
+    Size and mtime are taken when the source is created: the tree shows a
+    snapshot of each file (a real directory re-lists changed files anew)."""
+
+    def __init__(self, path: str, st: os.stat_result | None = None):
         self.path = path
-        st = os.stat(path)
+        st = st if st is not None else os.stat(path)
         self.size = st.st_size
         self.mtime_ns = st.st_mtime_ns
+        self._identity = _identity(st)
         self._fd: int | None = None
-        self._lock = threading.Lock()
-
-    def _fileno(self) -> int:
-        if self._fd is None:
-            with self._lock:
-                if self._fd is None:
-                    self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        return self._fd
+        self._users = 0
 
     def read_at(self, offset: int, size: int) -> bytes:
         if offset >= self.size or size <= 0:
             return b""
-        return os.pread(self._fileno(), min(size, self.size - offset), offset)
+        fd = OPEN_FILES.acquire(self)
+        try:
+            return os.pread(fd, min(size, self.size - offset), offset)
+        finally:
+            OPEN_FILES.release(self)
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        OPEN_FILES.close(self)
 
 
 class BytesSource:

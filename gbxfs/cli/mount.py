@@ -1,0 +1,222 @@
+"""gbxfs mount / umount.
+
+`gbxfs [mount] SOURCE MOUNTPOINT [-o opt,...] [-f] [-d]` is also what
+`mount -t fuse.gbxfs` and fstab run (through mount.fuse3) and what the
+systemd unit runs (with -f, Type=notify).
+
+Without -f the command returns only once the mount answers requests: the
+process mounts, forks before the trio loop starts, and the child reports over
+a pipe after a stat through the mount succeeded. Exit codes (gbxfs.cli):
+0 mounted, 2 bad arguments or options, 3 source or mount point missing,
+4 source cannot be shown as a folder, 5 mount failed or the server died
+before it was ready.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import logging.handlers
+import os
+import select
+import subprocess
+import sys
+import time
+
+from gbxfs.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+
+log = logging.getLogger("gbxfs")
+
+READY_TIMEOUT = 60.0   # seconds the parent waits for the server to answer
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gbxfs mount",
+        description="Mount SOURCE (a folder, or a .pak/.Gbx file) read-only at MOUNTPOINT.",
+        epilog="options (-o): gbx=folder|file, packlist=FILE, cache_mb=N, threads=N, timeout=SECONDS, "
+               "and FUSE's allow_other, allow_root, auto_unmount, fsname=, subtype=, max_read=, "
+               "nosuid, nodev, noexec, ...; fstab's rw, ro, noauto, user, _netdev, nofail, x-* are ignored.")
+    p.add_argument("source")
+    p.add_argument("mountpoint")
+    p.add_argument("-o", dest="options", action="append", default=[], metavar="OPT[,OPT...]")
+    p.add_argument("-f", "--foreground", action="store_true", help="stay in the foreground")
+    p.add_argument("-d", "--debug", action="store_true", help="debug logging (implies -f)")
+    p.add_argument("--gbx", choices=("folder", "file"), help="same as -o gbx=")
+    p.add_argument("--packlist", metavar="FILE", help="same as -o packlist=")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    from gbxfs.fuse.options import OptionError, parse_options
+
+    args = _parser().parse_args(argv)
+    try:
+        opts = parse_options(args.options)
+    except OptionError as e:
+        print(f"gbxfs: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.gbx:
+        opts.gbx_mode = args.gbx
+    if args.packlist:
+        opts.packlist = args.packlist
+    foreground = args.foreground or args.debug
+
+    source = os.path.abspath(args.source)
+    mountpoint = os.path.abspath(args.mountpoint)
+    if not os.path.exists(source):
+        print(f"gbxfs: {args.source}: no such file or directory", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    if not os.path.isdir(mountpoint):
+        print(f"gbxfs: mount point {args.mountpoint} is not a directory", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    if opts.packlist and not os.path.isfile(opts.packlist):
+        print(f"gbxfs: packlist {opts.packlist}: no such file", file=sys.stderr)
+        return EXIT_NOT_FOUND
+
+    _setup_logging(args.debug, to_syslog=not foreground)
+    ops = _operations(source, opts)
+    if ops is None:
+        print(f"gbxfs: {args.source} is neither a folder nor a pak/GBX/GP2 file", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    from gbxfs.fuse import runner
+    from gbxfs.fuse.notify import sd_notify
+
+    try:
+        runner.mount(ops, mountpoint, opts.fuse_options(source))
+    except RuntimeError as e:
+        print(f"gbxfs: cannot mount {args.source} on {args.mountpoint}: {e}", file=sys.stderr)
+        return EXIT_MOUNT_FAILED
+
+    if foreground:
+        def ready() -> None:
+            sd_notify("READY=1")
+            log.info("ready: %s on %s", source, mountpoint)
+        runner.serve(mountpoint, ready)
+        return EXIT_OK
+    return _daemonize(mountpoint, runner, sd_notify)
+
+
+def _operations(source: str, opts):
+    from gbxfs.fuse.attrs import AttrPolicy
+    from gbxfs.fuse.ops import Operations
+    from gbxfs.tree.cache import ByteLRU
+    from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.model import Dir
+    from gbxfs.tree.root import build_tree
+
+    ctx = TreeContext(gbx_mode=opts.gbx_mode, cache=ByteLRU(opts.cache_mb * 1024 * 1024),
+                      packlist_path=os.path.abspath(opts.packlist) if opts.packlist else None)
+    tree = build_tree(source, ctx)
+    if not isinstance(tree, Dir):
+        return None
+    policy = AttrPolicy(entry_timeout=opts.timeout, attr_timeout=opts.timeout, negative_timeout=opts.timeout)
+    statfs_path = source if os.path.isdir(source) else os.path.dirname(source)
+    return Operations(tree, policy=policy, threads=opts.threads, statfs_path=statfs_path)
+
+
+def _daemonize(mountpoint: str, runner, sd_notify) -> int:
+    r, w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the server
+        os.close(r)
+        os.setsid()
+        os.chdir("/")
+        _detach_stdio()
+
+        def ready() -> None:
+            os.write(w, b"1")
+            os.close(w)
+            sd_notify(f"READY=1\nMAINPID={os.getpid()}")
+
+        code = EXIT_OK
+        try:
+            runner.serve(mountpoint, ready)
+        except BaseException:
+            log.exception("server failed")
+            code = EXIT_INTERNAL
+        os._exit(code)
+
+    os.close(w)
+    ok = _wait_ready(r, pid)
+    os.close(r)
+    if ok:
+        # the mount belongs to the server now: leave without any cleanup that could touch it
+        os._exit(EXIT_OK)
+    print(f"gbxfs: the server for {mountpoint} did not become ready", file=sys.stderr)
+    _cleanup_failed(mountpoint, pid)
+    return EXIT_MOUNT_FAILED
+
+
+def _wait_ready(fd: int, pid: int) -> bool:
+    deadline = time.monotonic() + READY_TIMEOUT
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        readable, _, _ = select.select([fd], [], [], left)
+        if readable:
+            return os.read(fd, 1) == b"1"   # b"": the server died first
+
+
+def _cleanup_failed(mountpoint: str, pid: int) -> None:
+    try:
+        os.kill(pid, 15)
+    except ProcessLookupError:
+        pass
+    subprocess.run(["fusermount3", "-u", "-z", "-q", mountpoint], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+
+
+def _detach_stdio() -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _setup_logging(debug: bool, to_syslog: bool) -> None:
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG if debug else logging.INFO)
+    handler: logging.Handler
+    if to_syslog and os.path.exists("/dev/log"):
+        handler = logging.handlers.SysLogHandler(address="/dev/log")
+        handler.setFormatter(logging.Formatter("gbxfs[%(process)d]: %(name)s: %(message)s"))
+    elif to_syslog:
+        handler = logging.NullHandler()  # a daemon without syslog has nowhere to write
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("gbxfs: %(levelname)s %(name)s: %(message)s"))
+    root.handlers[:] = [handler]
+    if not debug:
+        logging.getLogger("pyfuse3").setLevel(logging.WARNING)
+
+
+def umount_main(argv: list[str]) -> int:
+    """gbxfs umount MOUNTPOINT: fusermount3 -u, then a lazy unmount (busy or
+    dead mounts: "transport endpoint is not connected")."""
+    from gbxfs.fuse.mountinfo import canonical, find_mount
+
+    p = argparse.ArgumentParser(prog="gbxfs umount", description="Unmount a gbxfs mount.")
+    p.add_argument("mountpoint")
+    args = p.parse_args(argv)
+    target = canonical(args.mountpoint)
+    if find_mount(target) is None:
+        print(f"gbxfs: {args.mountpoint} is not mounted", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    attempts = [["fusermount3", "-u", target], ["fusermount3", "-u", "-z", target]]
+    if os.geteuid() == 0:
+        attempts.append(["umount", "-l", target])
+    last = ""
+    for cmd in attempts:
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+            last = (res.stderr or res.stdout).strip()
+        except (OSError, subprocess.TimeoutExpired) as e:
+            last = str(e)
+        if find_mount(target) is None:
+            return EXIT_OK
+    print(f"gbxfs: cannot unmount {args.mountpoint}: {last}", file=sys.stderr)
+    return EXIT_MOUNT_FAILED

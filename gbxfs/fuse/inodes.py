@@ -1,0 +1,101 @@
+"""Inode numbers and the kernel's references to tree entries.
+
+Inode numbers are derived from the entry's path (a 63-bit BLAKE2b hash), so
+the same path gets the same number after a remount, like squashfuse. Two
+paths hashing to the same number (about one chance in 10^9 at 100k live
+inodes) are told apart by rehashing the later one with a salt; that number is
+then only stable while the first one is known.
+
+The table holds only the inodes the kernel knows: lookup and readdirplus
+count up, forget counts down, and a node is dropped at zero. The root is
+never dropped.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pyfuse3
+
+from gbxfs.tree.model import Entry
+
+ROOT_INODE = pyfuse3.ROOT_INODE
+_MASK = (1 << 63) - 1
+
+
+class Node:
+    __slots__ = ("inode", "path", "entry", "mtime_ns", "lookups")
+
+    def __init__(self, inode: int, path: str, entry: Entry, mtime_ns: int):
+        self.inode = inode
+        self.path = path            # "" for the root, else "a/b/c"
+        self.entry = entry
+        self.mtime_ns = mtime_ns    # effective: inherited from the nearest ancestor that has one
+        self.lookups = 0
+
+    @property
+    def parent_path(self) -> str:
+        return self.path.rpartition("/")[0]
+
+
+def path_inode(path: str, salt: int = 0) -> int:
+    """The inode number for a path below the root (never 0 or the root's)."""
+    data = os.fsencode(path)
+    if salt:
+        data += b"\0" + str(salt).encode()
+    n = int.from_bytes(hashlib.blake2b(data, digest_size=8, person=b"gbxfs-inode").digest(), "little") & _MASK
+    return n if n > ROOT_INODE else path_inode(path, salt + 1)
+
+
+class InodeTable:
+    def __init__(self, root: Entry, root_mtime_ns: int):
+        self.root = Node(ROOT_INODE, "", root, root_mtime_ns)
+        self._nodes: dict[int, Node] = {ROOT_INODE: self.root}
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def get(self, inode: int) -> Node | None:
+        return self._nodes.get(inode)
+
+    def number(self, path: str) -> int:
+        """The inode number `path` has, or would get if remembered now."""
+        salt = 0
+        while True:
+            inode = path_inode(path, salt)
+            node = self._nodes.get(inode)
+            if node is None or node.path == path:
+                return inode
+            salt += 1
+
+    def child_path(self, parent: Node, name: str) -> str:
+        return f"{parent.path}/{name}" if parent.path else name
+
+    def remember(self, path: str, entry: Entry, mtime_ns: int, inode: int | None = None) -> Node:
+        """Count one kernel reference to the entry at `path`."""
+        if not path:
+            node = self.root
+        else:
+            inode = inode if inode is not None else self.number(path)
+            node = self._nodes.get(inode)
+            if node is None:
+                node = self._nodes[inode] = Node(inode, path, entry, mtime_ns)
+            else:
+                # a re-listed real directory may have made a new entry for the same path
+                node.entry = entry
+                node.mtime_ns = mtime_ns
+        node.lookups += 1
+        return node
+
+    def forget(self, inode: int, count: int) -> None:
+        node = self._nodes.get(inode)
+        if node is None:
+            return
+        node.lookups -= count
+        if node.lookups <= 0 and inode != ROOT_INODE:
+            del self._nodes[inode]
+
+    def find_path(self, path: str) -> Node | None:
+        if not path:
+            return self.root
+        return self._nodes.get(self.number(path))

@@ -1,0 +1,323 @@
+"""pyfuse3 request handlers over the tree: a thin adapter.
+
+Everything that may read, decrypt, decompress, parse or render runs in a
+worker thread behind one CapacityLimiter; only answers that need no work
+(known sizes, bytes already in memory, listings already made) are given
+from the trio loop. Every handler turns an unexpected exception into EIO
+and logs it, so one bad file never takes the mount down.
+"""
+from __future__ import annotations
+
+import errno
+import functools
+import itertools
+import logging
+import os
+from typing import Callable, Mapping, Sequence
+
+import pyfuse3
+import trio
+
+from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry
+from gbxfs.fuse.inodes import InodeTable, Node
+from gbxfs.tree.model import Dir, Entry, File
+from gbxfs.tree.openers import ViewDir
+from gbxfs.tree.walk import walk
+
+log = logging.getLogger("gbxfs.fuse")
+
+# entries per worker-thread hop when a listing needs sizes computed
+_READDIR_BATCH = 128
+
+
+def _fail(code: int) -> pyfuse3.FUSEError:
+    return pyfuse3.FUSEError(code)
+
+
+def handler(fn: Callable) -> Callable:
+    """FUSEError passes; an OSError keeps its errno (real files: EACCES, ...);
+    anything else is a bug in some view: logged, answered with EIO."""
+    @functools.wraps(fn)
+    async def guarded(self, *args):
+        try:
+            return await fn(self, *args)
+        except pyfuse3.FUSEError:
+            raise
+        except OSError as e:
+            log.warning("%s%s: %s", fn.__name__, _brief(args), e)
+            raise _fail(e.errno or errno.EIO) from None
+        except Exception:
+            log.exception("%s%s failed", fn.__name__, _brief(args))
+            raise _fail(errno.EIO) from None
+    return guarded
+
+
+def _brief(args: Sequence) -> str:
+    return "(" + ", ".join(repr(a) for a in args if isinstance(a, (int, bytes, str))) + ")"
+
+
+def _read_only(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    async def refuse(self, *args, **kw):
+        raise _fail(errno.EROFS)
+    return refuse
+
+
+class _DirHandle:
+    __slots__ = ("node", "items")
+
+    def __init__(self, node: Node):
+        self.node = node
+        # (name, entry, is_dot) snapshot taken on the first readdir, so offsets
+        # stay valid for this handle even if the directory is re-listed meanwhile
+        self.items: list[tuple[str, Entry, bool]] | None = None
+
+
+def _valid_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
+
+
+class Operations(pyfuse3.Operations):
+    supports_dot_lookup = True
+    enable_writeback_cache = False
+
+    def __init__(self, tree: Entry, *, policy: AttrPolicy | None = None, threads: int = 8,
+                 statfs_path: str | None = None):
+        super().__init__()
+        self.policy = policy or AttrPolicy()
+        self.inodes = InodeTable(tree, tree.mtime_ns or 0)
+        self.limiter = trio.CapacityLimiter(threads)
+        self._statfs_path = statfs_path
+        self._fh = itertools.count(1)
+        self._files: dict[int, File] = {}
+        self._dirs: dict[int, _DirHandle] = {}
+
+    # -- helpers ---------------------------------------------------------
+
+    async def _work(self, fn: Callable, *args):
+        return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+
+    def _node(self, inode: int) -> Node:
+        node = self.inodes.get(inode)
+        if node is None:  # the kernel never asks for an inode it forgot; be safe anyway
+            raise _fail(errno.ESTALE)
+        return node
+
+    async def _children(self, entry: Entry) -> Mapping[str, Entry]:
+        if not isinstance(entry, Dir):
+            raise _fail(errno.ENOTDIR)
+        if entry.loaded():
+            return entry.children()
+        return await self._work(entry.children)
+
+    async def _size(self, entry: Entry) -> int:
+        return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
+
+    def _attrs(self, node: Node, size: int) -> pyfuse3.EntryAttributes:
+        return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy)
+
+    async def _node_at(self, path: str) -> Node:
+        """The node for `path`, walking from the root if the kernel does not hold it
+        (only '..' lookups on an exported mount get here). Counts one lookup."""
+        node = self.inodes.find_path(path)
+        if node is not None:
+            return self.inodes.remember(path, node.entry, node.mtime_ns, node.inode)
+        chain = await self._work(walk, self.inodes.root.entry, path)
+        mtime = self.inodes.root.mtime_ns
+        for e in chain:
+            mtime = e.mtime_ns if e.mtime_ns is not None else mtime
+        return self.inodes.remember(path, chain[-1], mtime)
+
+    # -- lookups and attributes ------------------------------------------
+
+    @handler
+    async def lookup(self, parent_inode, name, ctx=None):
+        parent = self._node(parent_inode)
+        sname = os.fsdecode(name)
+        if sname == ".":
+            node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode)
+            return self._attrs(node, 0)
+        if sname == "..":
+            node = await self._node_at(parent.parent_path)
+            return self._attrs(node, 0)
+        entry = (await self._children(parent.entry)).get(sname)
+        if entry is None:
+            return negative_entry(self.policy)
+        size = await self._size(entry)
+        path = self.inodes.child_path(parent, sname)
+        mtime = entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns
+        node = self.inodes.remember(path, entry, mtime)
+        return self._attrs(node, size)
+
+    async def forget(self, inode_list):
+        try:
+            for inode, count in inode_list:
+                self.inodes.forget(inode, count)
+        except Exception:  # forget must not raise
+            log.exception("forget failed")
+
+    @handler
+    async def getattr(self, inode, ctx=None):
+        node = self._node(inode)
+        return self._attrs(node, await self._size(node.entry))
+
+    # -- directories -----------------------------------------------------
+
+    @handler
+    async def opendir(self, inode, ctx=None):
+        node = self._node(inode)
+        if not isinstance(node.entry, Dir):
+            raise _fail(errno.ENOTDIR)
+        fh = next(self._fh)
+        self._dirs[fh] = _DirHandle(node)
+        return fh
+
+    @handler
+    async def readdir(self, fh, start_id, token):
+        h = self._dirs.get(fh)
+        if h is None:
+            raise _fail(errno.EBADF)
+        if h.items is None:
+            kids = await self._children(h.node.entry)
+            parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
+            items = [(".", h.node.entry, True), ("..", (parent or h.node).entry, True)]
+            for name, entry in list(kids.items()):
+                if _valid_name(name):
+                    items.append((name, entry, False))
+                else:
+                    log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
+            h.items = items
+        # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
+        pos = start_id
+        while pos < len(h.items):
+            batch = h.items[pos : pos + _READDIR_BATCH]
+            if any(needs_work(e) for _, e, _ in batch):
+                sizes = await self._work(lambda b=batch: [file_size(e) for _, e, _ in b])
+            else:
+                sizes = [file_size(e) for _, e, _ in batch]
+            for (name, entry, is_dot), size in zip(batch, sizes):
+                attrs, path, mtime = self._listing_attrs(h.node, name, entry, is_dot, size)
+                if not pyfuse3.readdir_reply(token, os.fsencode(name), attrs, pos + 1):
+                    return
+                if not is_dot:  # the kernel now holds a reference (readdirplus)
+                    self.inodes.remember(path, entry, mtime, attrs.st_ino)
+                pos += 1
+
+    def _listing_attrs(self, dirnode: Node, name: str, entry: Entry, is_dot: bool, size: int):
+        if is_dot:
+            if name == "." or not dirnode.path:
+                node = dirnode
+            else:
+                node = self.inodes.find_path(dirnode.parent_path) or dirnode
+            return self._attrs(node, 0), node.path, node.mtime_ns
+        path = self.inodes.child_path(dirnode, name)
+        mtime = entry.mtime_ns if entry.mtime_ns is not None else dirnode.mtime_ns
+        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy)
+        return attrs, path, mtime
+
+    @handler
+    async def releasedir(self, fh):
+        self._dirs.pop(fh, None)
+
+    async def fsyncdir(self, fh, datasync):
+        pass
+
+    # -- files -----------------------------------------------------------
+
+    @handler
+    async def open(self, inode, flags, ctx=None):
+        node = self._node(inode)
+        if isinstance(node.entry, Dir):
+            raise _fail(errno.EISDIR)
+        if flags & os.O_ACCMODE != os.O_RDONLY:
+            raise _fail(errno.EROFS)
+        fh = next(self._fh)
+        self._files[fh] = node.entry
+        # contents never change for a given entry: let the kernel keep its page cache
+        return pyfuse3.FileInfo(fh=fh, keep_cache=True)
+
+    @handler
+    async def read(self, fh, off, size):
+        entry = self._files.get(fh)
+        if entry is None:
+            raise _fail(errno.EBADF)
+        if entry.error:
+            log.debug("read of %s refused: %s", entry.name, entry.error)
+            raise _fail(errno.EIO)
+        if entry.in_memory():
+            return entry.read(off, size)
+        return await self._work(entry.read, off, size)
+
+    @handler
+    async def release(self, fh):
+        self._files.pop(fh, None)
+
+    async def flush(self, fh):
+        pass
+
+    async def fsync(self, fh, datasync):
+        pass
+
+    @handler
+    async def access(self, inode, mode, ctx=None):
+        self._node(inode)
+        return not (mode & os.W_OK)
+
+    # -- file system -----------------------------------------------------
+
+    @handler
+    async def statfs(self, ctx=None):
+        s = pyfuse3.StatvfsData()
+        s.f_bsize = BLKSIZE
+        s.f_frsize = 512
+        if self._statfs_path:
+            # the size of what is shown is unknown without opening everything:
+            # report the underlying file system's size, and nothing free (read-only)
+            real = await self._work(os.statvfs, self._statfs_path)
+            s.f_blocks = real.f_blocks * real.f_frsize // 512
+        s.f_bfree = s.f_bavail = 0
+        s.f_files = len(self.inodes)
+        s.f_ffree = s.f_favail = 0
+        s.f_namemax = 255
+        return s
+
+    # -- extended attributes ---------------------------------------------
+
+    async def _xattrs(self, node: Node, name: str | None) -> dict[str, bytes]:
+        entry = node.entry
+        # a view's folder gets its attributes (class id, error) when the view opens;
+        # open it for user.* questions only: ls -l asks for security.* and system.*
+        # on every entry and must not decrypt every pak in a folder
+        if isinstance(entry, ViewDir) and not entry.loaded() and (name is None or name.startswith("user.")):
+            await self._work(entry.children)
+        attrs = dict(entry.xattrs)
+        if isinstance(entry, File) and entry.error:
+            attrs.setdefault("user.gbxfs.error", entry.error)
+        return {k: v if isinstance(v, bytes) else str(v).encode() for k, v in attrs.items()}
+
+    @handler
+    async def getxattr(self, inode, name, ctx=None):
+        sname = os.fsdecode(name)
+        value = (await self._xattrs(self._node(inode), sname)).get(sname)
+        if value is None:
+            raise _fail(pyfuse3.ENOATTR)
+        return value
+
+    @handler
+    async def listxattr(self, inode, ctx=None):
+        return [os.fsencode(k) for k in await self._xattrs(self._node(inode), None)]
+
+    # -- everything that would write -------------------------------------
+
+    setattr = _read_only(pyfuse3.Operations.setattr)
+    mknod = _read_only(pyfuse3.Operations.mknod)
+    mkdir = _read_only(pyfuse3.Operations.mkdir)
+    unlink = _read_only(pyfuse3.Operations.unlink)
+    rmdir = _read_only(pyfuse3.Operations.rmdir)
+    symlink = _read_only(pyfuse3.Operations.symlink)
+    rename = _read_only(pyfuse3.Operations.rename)
+    link = _read_only(pyfuse3.Operations.link)
+    create = _read_only(pyfuse3.Operations.create)
+    write = _read_only(pyfuse3.Operations.write)
+    setxattr = _read_only(pyfuse3.Operations.setxattr)
+    removexattr = _read_only(pyfuse3.Operations.removexattr)

@@ -1,0 +1,54 @@
+"""Running a mounted tree: the FUSE session on a trio loop, readiness, and a
+clean unmount on SIGTERM / SIGINT / SIGHUP."""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from typing import Callable
+
+import pyfuse3
+import trio
+
+log = logging.getLogger("gbxfs.fuse")
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def mount(ops: pyfuse3.Operations, mountpoint: str, options: set[str]) -> None:
+    """Mount (the kernel side exists when this returns; requests wait for serve()).
+    Raises RuntimeError when libfuse refuses (bad option, not permitted, ...)."""
+    pyfuse3.init(ops, mountpoint, options)
+
+
+def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
+    """Answer requests until unmounted or signalled, then make sure the mount is gone."""
+    try:
+        trio.run(_serve, mountpoint, on_ready)
+    finally:
+        pyfuse3.close(unmount=True)
+
+
+async def _serve(mountpoint: str, on_ready: Callable[[], None] | None) -> None:
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_on_signal)
+        nursery.start_soon(_announce_when_usable, mountpoint, on_ready)
+        await pyfuse3.main()
+        nursery.cancel_scope.cancel()
+
+
+async def _stop_on_signal() -> None:
+    with trio.open_signal_receiver(*_SIGNALS) as signals:
+        async for signum in signals:
+            log.info("signal %d: unmounting", signum)
+            pyfuse3.terminate()
+            return
+
+
+async def _announce_when_usable(mountpoint: str, on_ready: Callable[[], None] | None) -> None:
+    # A stat through the mount proves the kernel handshake is done and requests
+    # are answered. It has to come from another thread: this loop answers it.
+    await trio.to_thread.run_sync(os.stat, mountpoint, abandon_on_cancel=True)
+    log.info("mounted on %s", mountpoint)
+    if on_ready is not None:
+        on_ready()

@@ -1,0 +1,143 @@
+"""The opener registry: which file kinds become folders, and how.
+
+Adding a format is one line in DEFAULT_OPENERS. An opener matches a file by
+name (cheap, no I/O), then optionally by a content probe (reads a few bytes),
+and names a view factory `factory(name, source, ctx) -> Dir` by
+"module:function" string, so the registry never imports a view before it is
+needed and a view that does not exist yet simply leaves that kind as a plain
+file.
+
+Matching a file never builds its view: the folder shown is a ViewDir that
+calls the factory on first listing. Listing a folder of 50 paks therefore
+decrypts nothing, whatever the pak view does when it is called.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.source import ByteSource
+
+log = logging.getLogger("gbxfs.tree")
+
+Factory = Callable[[str, ByteSource, TreeContext], Dir]
+Probe = Callable[[str, ByteSource], bool]
+
+
+@dataclass
+class Opener:
+    kind: str
+    factory: str | Factory                      # "module:function" or a callable
+    suffixes: tuple[str, ...] = ()              # lower-case name endings; () = any name
+    probe: str | Probe | None = None            # cheap content check, after the name matched
+    when: Callable[[TreeContext], bool] | None = None   # e.g. only in gbx_mode "folder"
+    _resolved: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def _get(self, attr: str):
+        """The callable behind `attr`, importing it on first use; None when its
+        module does not exist (a view not written yet)."""
+        if attr in self._resolved:
+            return self._resolved[attr]
+        target = getattr(self, attr)
+        fn = target
+        if isinstance(target, str):
+            module_name, func_name = target.split(":")
+            try:
+                fn = getattr(importlib.import_module(module_name), func_name)
+            except ModuleNotFoundError as e:
+                if e.name != module_name:
+                    raise
+                log.debug("%s view %s not available: %s", self.kind, module_name, e)
+                fn = None
+            except AttributeError:
+                log.debug("%s view %s has no %s yet", self.kind, module_name, func_name)
+                fn = None
+        self._resolved[attr] = fn
+        return fn
+
+    def matches(self, name: str, source: ByteSource, ctx: TreeContext) -> bool:
+        if self.suffixes and not name.lower().endswith(self.suffixes):
+            return False
+        if self.when is not None and not self.when(ctx):
+            return False
+        if self._get("factory") is None:
+            return False
+        if self.probe is not None:
+            probe = self._get("probe")
+            if probe is None:
+                return False
+            try:
+                return bool(probe(name, source))
+            except Exception:  # a probe bug must not hide the file: show it plain
+                log.exception("%s probe failed on %s", self.kind, name)
+                return False
+        return True
+
+
+def _gbx_folders(ctx: TreeContext) -> bool:
+    return ctx.gbx_mode == "folder"
+
+
+DEFAULT_OPENERS: list[Opener] = [
+    Opener("pak", "gbxfs.tree.pakview:open_pak", suffixes=(".pak",)),
+    Opener("gbx", "gbxfs.tree.gbxview:open_gbx", suffixes=(".gbx",), when=_gbx_folders),
+    # GP2 track files are .DAT files; the probe tells them from other .dat files
+    Opener("gp2", "gbxfs.tree.gp2view:open_gp2", suffixes=(".dat",), probe="gbxfs.tree.gp2view:probe"),
+]
+
+
+class ViewDir(Dir):
+    """A file shown as a folder by a format view. The view is built on the
+    first listing; if building it fails unexpectedly, the folder holds
+    error.txt and the original bytes instead, so one bad file stays one bad
+    folder."""
+
+    __slots__ = ("kind", "source", "_factory", "_ctx")
+
+    def __init__(self, name: str, kind: str, factory: Factory, source: ByteSource, ctx: TreeContext):
+        super().__init__(name, load=self._open_view, mtime_ns=source.mtime_ns)
+        self.kind = kind
+        self.source = source
+        self._factory = factory
+        self._ctx = ctx
+
+    def _open_view(self) -> Iterable[Entry]:
+        try:
+            view = self._factory(self.name, self.source, self._ctx)
+            kids = list(view.children().values())
+        except Exception as e:
+            log.exception("could not open %s as %s", self.name, self.kind)
+            reason = f"{type(e).__name__}: {e}"
+            self.xattrs["user.gbxfs.error"] = reason.encode("utf-8", "replace")
+            text = f"{self.name} could not be shown as a {self.kind} folder.\n{reason}\n"
+            ext = os.path.splitext(self.name)[1].lower()
+            return [BytesFile("error.txt", text.encode("utf-8", "replace")),
+                    SourceFile("original" + ext, self.source)]
+        # attributes of the view's root (e.g. a GBX's class id) belong to this folder
+        for key, value in view.xattrs.items():
+            self.xattrs.setdefault(key, value)
+        return kids
+
+
+def open_entry(name: str, source: ByteSource, ctx: TreeContext,
+               openers: Sequence[Opener] | None = None) -> Entry:
+    """The tree entry for a named byte source: the first matching view as a
+    (lazy) folder, else the bytes as a plain file."""
+    for opener in DEFAULT_OPENERS if openers is None else openers:
+        if opener.matches(name, source, ctx):
+            return ViewDir(name, opener.kind, opener._get("factory"), source, ctx)
+    return SourceFile(name, source)
+
+
+def install(ctx: TreeContext, openers: Sequence[Opener] | None = None) -> TreeContext:
+    """Make ctx.open_child(name, source) use this registry, so container views recurse."""
+    def open_child(name: str, source: ByteSource) -> Entry:
+        return open_entry(name, source, ctx, openers)
+
+    ctx.open_child = open_child
+    return ctx

@@ -1,0 +1,137 @@
+"""The root of the tree: a real folder, passed through, with views for the
+file kinds the opener registry knows.
+
+Real directories become RealDirs (listed on first access, re-listed when the
+directory changes on disk); real files go through the registry, which turns
+paks, GBX and GP2 files into folders and leaves everything else a plain file
+backed by a FileSource.
+
+Symlinks are followed only while they stay inside the source folder: a link
+pointing outside it, a dangling link, or a directory link back onto a folder
+already on the current path (a loop) is left out of the listing. Special
+files (fifos, sockets, devices) are left out too: reading them could block.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import time
+from typing import Sequence
+
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.model import Dir, Entry
+from gbxfs.tree.openers import Opener, install, open_entry
+from gbxfs.tree.source import FileSource
+
+log = logging.getLogger("gbxfs.tree")
+
+# how long a listing of a real directory is trusted before its mtime is checked again
+RECHECK_SECONDS = 1.0
+
+
+class RealDir(Dir):
+    """A directory of the source folder."""
+
+    __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked")
+
+    def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
+                 seen: frozenset[str] = frozenset(), mtime_ns: int | None = None):
+        super().__init__(name, mtime_ns=mtime_ns)
+        self.path = path          # where to list (a followed link's real target)
+        self._root = root         # real path of the source folder: links stay inside it
+        self._ctx = ctx
+        self._seen = seen | {os.path.realpath(path)}   # real dirs on the way here
+        self._sigs: dict[str, tuple] = {}
+        self._dir_mtime: int | None = None
+        self._checked = 0.0
+
+    def loaded(self) -> bool:
+        return self._children is not None and time.monotonic() - self._checked < RECHECK_SECONDS
+
+    def children(self):
+        with self._lock:
+            now = time.monotonic()
+            if self._children is None or now - self._checked >= RECHECK_SECONDS:
+                mtime = os.stat(self.path).st_mtime_ns
+                if self._children is None or mtime != self._dir_mtime:
+                    self._children = self._scan(self._children or {})
+                    self._dir_mtime = mtime
+                    self.mtime_ns = mtime
+                self._checked = now
+            return self._children
+
+    def _scan(self, old: dict[str, Entry]) -> dict[str, Entry]:
+        """List the directory, keeping the entries of unchanged files (so views
+        already opened, and their caches, survive a re-listing)."""
+        found: list[tuple[str, os.stat_result, str, bool]] = []
+        with os.scandir(self.path) as it:
+            for de in it:
+                item = self._classify(de)
+                if item is not None:
+                    found.append(item)
+        found.sort(key=lambda item: item[0])
+        kids: dict[str, Entry] = {}
+        sigs: dict[str, tuple] = {}
+        for name, st, target, is_dir in found:
+            sig = (is_dir, st.st_dev, st.st_ino) if is_dir else \
+                  (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            entry = old.get(name)
+            if entry is None or self._sigs.get(name) != sig:
+                try:
+                    entry = self._make(name, st, target, is_dir)
+                except OSError as e:  # vanished or unreadable meanwhile: leave it out
+                    log.debug("skipping %s: %s", os.path.join(self.path, name), e)
+                    continue
+            kids[name] = entry
+            sigs[name] = sig
+        self._sigs = sigs
+        return kids
+
+    def _classify(self, de: os.DirEntry):
+        """(name, stat, path to use, is_dir) for an entry to show, or None."""
+        try:
+            if de.is_symlink():
+                target = os.path.realpath(de.path)
+                if not _inside(target, self._root):
+                    log.debug("not following %s: points outside the source", de.path)
+                    return None
+                st = os.stat(target)
+                if stat.S_ISDIR(st.st_mode) and target in self._seen:
+                    log.debug("not following %s: a loop", de.path)
+                    return None
+            else:
+                st = de.stat(follow_symlinks=False)
+                target = de.path
+        except OSError as e:  # dangling link, permission, vanished
+            log.debug("skipping %s: %s", de.path, e)
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            return (de.name, st, target, True)
+        if stat.S_ISREG(st.st_mode):
+            return (de.name, st, target, False)
+        return None
+
+    def _make(self, name: str, st: os.stat_result, path: str, is_dir: bool) -> Entry:
+        if is_dir:
+            return RealDir(name, path, root=self._root, ctx=self._ctx, seen=self._seen,
+                           mtime_ns=st.st_mtime_ns)
+        return self._ctx.open_child(name, FileSource(path, st))
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def build_tree(source: str, ctx: TreeContext | None = None,
+               openers: Sequence[Opener] | None = None) -> Entry:
+    """The tree for a source folder (or a single file: a pak, a GBX, ...).
+
+    Nothing is listed or opened here; that happens on first access."""
+    ctx = install(ctx or TreeContext(), openers)
+    real = os.path.realpath(source)
+    st = os.stat(real)
+    name = os.path.basename(real.rstrip(os.sep)) or os.sep
+    if stat.S_ISDIR(st.st_mode):
+        return RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns)
+    return open_entry(name, FileSource(real, st), ctx, openers)

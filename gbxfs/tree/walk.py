@@ -1,0 +1,61 @@
+"""Walking the tree by path, shared by the CLI and the FUSE layer's tests."""
+from __future__ import annotations
+
+from gbxfs.tree.model import Dir, Entry
+
+
+class WalkError(Exception):
+    """A path does not lead to an entry; `.path` is the part that failed."""
+
+    def __init__(self, message: str, path: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+class NotFound(WalkError):
+    pass
+
+
+class NotADir(WalkError):
+    pass
+
+
+def split(path: str) -> list[str]:
+    """Path components; empty parts and '.' are dropped, '..' is kept (walk handles it)."""
+    return [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+
+
+def walk(root: Entry, path: str) -> list[Entry]:
+    """The chain of entries from root to `path` (root first). '..' goes back up,
+    never above root. Raises NotFound / NotADir."""
+    chain = [root]
+    done: list[str] = []
+    for part in split(path):
+        if part == "..":
+            if len(chain) > 1:
+                chain.pop()
+                done.pop()
+            continue
+        here = chain[-1]
+        if not isinstance(here, Dir):
+            raise NotADir("not a directory", "/".join(done))
+        child = here.children().get(part)
+        done.append(part)
+        if child is None:
+            raise NotFound("no such file or directory", "/".join(done))
+        chain.append(child)
+    return chain
+
+
+def resolve(root: Entry, path: str) -> Entry:
+    """The entry at `path` below root."""
+    return walk(root, path)[-1]
+
+
+def effective_mtime_ns(chain: list[Entry]) -> int:
+    """An entry's mtime: its own, else its nearest ancestor's (views inherit
+    the mtime of the file they show)."""
+    for entry in reversed(chain):
+        if entry.mtime_ns is not None:
+            return entry.mtime_ns
+    return 0
