@@ -95,3 +95,19 @@ def test_sections_rebuild_original(corpus, row):
     assert names == list(sections)   # listed in file order
     joined = b"".join(sections[n].read(0, sections[n].size()) for n in names)
     assert hashlib.sha256(joined).hexdigest() == row["sha256"]
+
+
+def test_tree_shows_gp2_as_folders_and_f1gp_as_files(corpus):
+    """Through the root tree and the opener registry, as a mount would."""
+    from gbxfs.tree.root import build_tree
+    from gbxfs.tree.walk import resolve
+
+    root = build_tree(str(CORPUS))
+    for row in GP2:
+        entry = resolve(root, row["path"])
+        assert entry.is_dir, row["path"]
+        info = resolve(root, row["path"] + "/info.txt")
+        assert b"format = GP2 track" in info.read(0, 4096)
+    for row in GP1:
+        entry = resolve(root, row["path"])
+        assert not entry.is_dir and entry.size() == int(row["size"]), row["path"]

@@ -73,8 +73,3 @@ def u16_at(data: bytes, pos: int) -> int:
         raise Gp2Error("file too short for a 16-bit value here", pos)
     return _U16.unpack_from(data, pos)[0]
 
-
-def u32_at(data: bytes, pos: int) -> int:
-    if pos < 0 or pos + 4 > len(data):
-        raise Gp2Error("file too short for a 32-bit value here", pos)
-    return _U32.unpack_from(data, pos)[0]

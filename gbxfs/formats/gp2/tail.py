@@ -54,7 +54,7 @@ def read_cameras(cur: Cursor) -> list[Camera]:
 
 def read_various(cur: Cursor) -> VariousData:
     start = cur.pos
-    block = Cursor(cur.data, start, start + VARIOUS_SIZE, "various-data block")
+    block = Cursor(cur.data, start, min(start + VARIOUS_SIZE, cur.end), "various-data block")
     block.need(VARIOUS_SIZE)
     various = VariousData(start, tuple(block.u16() for _ in range(VARIOUS_WORDS)))
     while block.pos + 2 <= block.end:

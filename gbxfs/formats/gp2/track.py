@@ -99,9 +99,9 @@ def decode(data: bytes) -> Gp2Track:
             ("various", various.offset), ("jam_files", various.offset + VARIOUS_SIZE),
             ("checksum", table.checksum)]
     sections = _split(data, cuts)
+    setup = CarSetup(table.car_setup, data[table.car_setup : table.pitlane])
     return Gp2Track(len(data), table, sections, gp2info(data[:TABLE_AT]), objects, objdefs,
-                    header, track, ccline, CarSetup(table.car_setup, sections[9].data),
-                    pitlane, cameras, various, jams)
+                    header, track, ccline, setup, pitlane, cameras, various, jams)
 
 
 def _split(data: bytes, cuts: list[tuple[str, int]]) -> list[Section]:

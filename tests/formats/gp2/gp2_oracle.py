@@ -4,7 +4,6 @@ real files, not from this parser - and the corpus manifest."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from conftest import CORPUS, SHARED, manifest_rows
 
