@@ -26,7 +26,10 @@ COMMANDS: dict[str, str] = {}
 COMMANDS.update({
     "mount": "gbxfs.cli.mount:main",
     "umount": "gbxfs.cli.mount:umount_main",
+    "ls": "gbxfs.cli.browse:ls_main",
+    "cat": "gbxfs.cli.browse:cat_main",
 })
+COMMANDS["info"] = "gbxfs.cli.info:main"
 
 
 def main(argv: list[str] | None = None) -> int:

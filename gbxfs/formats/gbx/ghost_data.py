@@ -135,3 +135,19 @@ def _track(encoding, mobil, version, period, size, records, times) -> GhostTrack
             raise GbxError(f"sample {i}: {e.reason}") from None
         track.samples.append(GhostSample(t, pos, rot, speed, vel, extra))
     return track
+
+
+def decode_old_ghost_chunk(raw: bytes, mobil_class_id: int | None = None) -> GhostTrack | None:
+    """Decode the raw data of chunk 0303F003 (layout in the module docstring)."""
+    c = Cursor(raw, "chunk 0303F003")
+    try:
+        states = c.data_block()
+        offsets = c.i32_array()
+        times = c.i32_array()
+        fixed = c.u32() != 0
+        period = c.i32()
+        version = c.i32()
+        c.expect_end()
+        return decode_old_ghost(states, offsets, times, fixed, period, version, mobil_class_id)
+    except GbxError as e:
+        raise e.add_context(chunk_id=0x0303F003) from None

@@ -50,3 +50,31 @@ def flip_jpeg(data: bytes) -> bytes:
         raise
     except Exception as e:  # Pillow signals bad data with many exception types
         raise GbxError(f"thumbnail JPEG could not be decoded: {type(e).__name__}: {e}") from None
+
+
+_THUMB_OPEN, _THUMB_CLOSE = b"<Thumbnail.jpg>", b"</Thumbnail.jpg>"
+_COMMENTS_OPEN, _COMMENTS_CLOSE = b"<Comments>", b"</Comments>"
+
+
+def split_thumbnail_chunk(raw: bytes) -> tuple[bytes | None, str | None]:
+    """(stored JPEG, comments) of header chunk 03043007 (seed layout: u32 version;
+    if version != 0: u32 thumbSize, "<Thumbnail.jpg>", thumb, "</Thumbnail.jpg>",
+    "<Comments>", u32 len + comments, "</Comments>"). Either part may be None."""
+    from .ghost_cursor import Cursor   # the same bounded cursor: bytes in, GbxError out
+    c = Cursor(raw, "chunk 03043007")
+    if c.u32() == 0:
+        return None, None
+    size = c.count(1, c.u32())
+    if c.bytes(len(_THUMB_OPEN)) != _THUMB_OPEN:
+        raise GbxError("chunk 03043007: <Thumbnail.jpg> marker missing", chunk_id=0x03043007)
+    jpeg = c.bytes(size)
+    if c.bytes(len(_THUMB_CLOSE)) != _THUMB_CLOSE:
+        raise GbxError("chunk 03043007: </Thumbnail.jpg> marker missing", chunk_id=0x03043007)
+    comments = None
+    if c.left:
+        if c.bytes(len(_COMMENTS_OPEN)) != _COMMENTS_OPEN:
+            raise GbxError("chunk 03043007: <Comments> marker missing", chunk_id=0x03043007)
+        comments = c.bytes(c.count(1)).decode("utf-8", "replace")
+        if c.bytes(len(_COMMENTS_CLOSE)) != _COMMENTS_CLOSE:
+            raise GbxError("chunk 03043007: </Comments> marker missing", chunk_id=0x03043007)
+    return (jpeg or None), comments

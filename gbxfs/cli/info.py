@@ -1,0 +1,170 @@
+"""`gbxfs info [--json] FILE...`: a summary of each GBX (later also pak, GP2) file.
+
+Exit codes (see gbxfs/cli/__init__.py): 0 all files summarised; 3 a file was not
+found; 4 a file is bad input (not a known kind, corrupt or truncated); the worst
+one wins. Each failure prints one line `gbxfs: FILE: reason` on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any, Callable
+
+from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.formats import gbx
+from gbxfs.formats.gbx.errors import GbxError, Truncated
+
+# file kind -> "module:function" taking (path, data) and returning a summary dict.
+# Pak and GP2 modules plug in here; a missing module makes the kind unsupported.
+SUMMARIZERS: dict[str, str] = {
+    "gbx": "gbxfs.cli.info:gbx_summary",
+    "pak": "gbxfs.formats.pak.info:summary",
+    "gp2": "gbxfs.formats.gp2.info:summary",
+}
+
+
+class BadInput(Exception):
+    """A file that cannot be summarised (message is the one-line reason)."""
+
+
+def detect_kind(data: bytes) -> str | None:
+    if data[:3] == b"GBX":
+        return "gbx"
+    if data[:8] == b"NadeoPak":
+        return "pak"
+    try:
+        from gbxfs.formats import gp2
+        if gp2.parse(data) is not None:
+            return "gp2"
+    except Exception:  # noqa: BLE001 - the GP2 probe must not break GBX/pak info
+        return None
+    return None
+
+
+def _summarizer(kind: str) -> Callable[[str, bytes], dict[str, Any]]:
+    module, func = SUMMARIZERS[kind].split(":")
+    try:
+        return getattr(importlib.import_module(module), func)
+    except (ImportError, AttributeError):
+        raise BadInput(f"{kind} files are not supported by info yet") from None
+
+
+def gbx_summary(path: str, data: bytes) -> dict[str, Any]:
+    try:
+        g = gbx.parse(data)
+    except GbxError as e:
+        raise BadInput(str(e)) from None
+    h = g.header
+    out: dict[str, Any] = {
+        "path": path,
+        "kind": "gbx",
+        "class_id": f"{h.class_id:08X}",
+        "class_name": h.class_name,
+        "raw_class_id": f"{h.raw_class_id:08X}",
+        "header_version": h.version,
+        "format": h.format_bytes,
+        "user_data_size": h.user_data_size,
+        "header_chunks": [
+            {"id": f"{c.chunk_id:08X}", "name": c.name, "size": c.size, "heavy": c.heavy,
+             **({"error": str(c.error)} if c.error else {})}
+            for c in h.chunks
+        ],
+        "num_nodes": h.num_nodes,
+        "external_refs": [
+            {"node_index": e.node_index, "file": e.path or e.file_name, "resource_index": e.resource_index,
+             "use_file": e.use_file}
+            for e in (h.refs.externals if h.refs else [])
+        ],
+        "body": None,
+        "body_status": g.body.status,
+        "error": str(g.body.error) if g.body.error else None,
+    }
+    if g.body_data is not None:
+        out["body"] = {
+            "compressed": g.body_data.compressed,
+            "compressed_size": g.body_data.compressed_size,
+            "uncompressed_size": g.body_data.uncompressed_size,
+        }
+    # unreadable body bytes (LZO, truncation) are bad input; a missing declaration is not
+    if g.body_data is None and g.body.error is not None or isinstance(g.body.error, Truncated):
+        out["bad_input"] = True
+    return out
+
+
+def _text(s: dict[str, Any]) -> str:
+    if s.get("kind") != "gbx":
+        return "\n".join(f"{k}: {v}" for k, v in s.items()) + "\n"
+    lines = [f"path: {s['path']}",
+             f"class: {s['class_id']} {s['class_name'] or '(unknown class)'}"
+             + (f" (stored as {s['raw_class_id']})" if s["raw_class_id"] != s["class_id"] else ""),
+             f"header: version {s['header_version']}, format {s['format']}"]
+    if s["user_data_size"] is not None:
+        lines.append(f"header chunks: {len(s['header_chunks'])} in {s['user_data_size']} bytes of user data")
+    for c in s["header_chunks"]:
+        lines.append(f"  {c['id']} {c['name'] or '-'} {c['size']} bytes" + (" heavy" if c["heavy"] else "")
+                     + (f" ERROR {c['error']}" if c.get("error") else ""))
+    lines.append(f"numNodes: {s['num_nodes']}")
+    lines.append(f"external refs: {len(s['external_refs'])}")
+    for e in s["external_refs"]:
+        lines.append(f"  node {e['node_index']}: {e['file'] if e['file'] is not None else 'resource ' + str(e['resource_index'])}")
+    b = s["body"]
+    if b is None:
+        lines.append("body: none")
+    elif b["compressed"]:
+        lines.append(f"body: LZO {b['compressed_size']} -> {b['uncompressed_size']} bytes")
+    else:
+        lines.append(f"body: {b['uncompressed_size']} bytes, uncompressed")
+    lines.append(f"body_status: {s['body_status']}")
+    if s["error"]:
+        lines.append(f"error: {s['error']}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="gbxfs info", description="Summarise GBX (pak, GP2) files.")
+    ap.add_argument("--json", action="store_true", help="print one JSON list for all files")
+    ap.add_argument("files", nargs="+", metavar="FILE")
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code else EXIT_OK
+    code = EXIT_OK
+    summaries = []
+    for path in args.files:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            print(f"gbxfs: {path}: no such file", file=sys.stderr)
+            summaries.append({"path": path, "error": "no such file"})
+            code = max(code, EXIT_NOT_FOUND)
+            continue
+        except OSError as e:
+            print(f"gbxfs: {path}: {e.strerror or e}", file=sys.stderr)
+            summaries.append({"path": path, "error": e.strerror or str(e)})
+            code = max(code, EXIT_BAD_INPUT)
+            continue
+        try:
+            kind = detect_kind(data)
+            if kind is None:
+                raise BadInput("not a GBX, pak or GP2 file")
+            summary = _summarizer(kind)(path, data)
+        except BadInput as e:
+            print(f"gbxfs: {path}: {e}", file=sys.stderr)
+            summaries.append({"path": path, "error": str(e)})
+            code = max(code, EXIT_BAD_INPUT)
+            continue
+        if summary.pop("bad_input", False):
+            print(f"gbxfs: {path}: {summary['error']}", file=sys.stderr)
+            code = max(code, EXIT_BAD_INPUT)
+        summaries.append(summary)
+        if not args.json:
+            sys.stdout.write(_text(summary))
+            if len(args.files) > 1:
+                sys.stdout.write("\n")
+    if args.json:
+        json.dump(summaries, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return code

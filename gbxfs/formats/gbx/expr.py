@@ -1,0 +1,194 @@
+"""Safe expressions for chunk declarations (`if version >= 3 && (flags & 4) != 0:`).
+
+The text is rewritten from the seed's C-like spelling to Python syntax, parsed with
+`ast`, checked against a whitelist of node types, and compiled into plain closures
+(no eval/exec). Names are resolved at run time through a lookup function.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+import re
+import struct
+from typing import Any, Callable
+
+Lookup = Callable[[str], Any]
+Compiled = Callable[[Lookup], Any]
+
+
+class ExprError(ValueError):
+    """A declaration's expression is not acceptable (syntax or forbidden construct)."""
+
+
+def _wrap(bits: int, signed: bool) -> Callable[[Any], int]:
+    mask = (1 << bits) - 1
+
+    def cast(v: Any) -> int:
+        v = int(v) & mask
+        if signed and v >> (bits - 1):
+            v -= 1 << bits
+        return v
+    return cast
+
+
+def _f32le(v: Any) -> bytes:
+    return struct.pack("<f", float(v))
+
+
+def _u32le(v: Any) -> bytes:
+    return struct.pack("<I", int(v) & 0xFFFFFFFF)
+
+
+def _ascii(v: Any) -> bytes:
+    return str(v).encode("ascii", "replace")
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "len": len, "min": min, "max": max, "abs": abs,
+    "int8": _wrap(8, True), "int16": _wrap(16, True), "int32": _wrap(32, True),
+    "uint8": _wrap(8, False), "uint16": _wrap(16, False), "uint32": _wrap(32, False),
+    "f32le": _f32le, "u32le": _u32le, "ascii": _ascii,
+}
+
+_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+}
+_CMPOPS = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_UNOPS = {ast.Not: operator.not_, ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+
+_CAST = re.compile(r"\(\s*(u?int(?:8|16|32))\s*\)\s*([A-Za-z_]\w*)")
+
+
+def to_python(text: str) -> str:
+    """Seed spelling -> Python spelling: && || ! (int16)x true false."""
+    s = _CAST.sub(r"\1(\2)", text)
+    s = s.replace("&&", " and ").replace("||", " or ")
+    s = re.sub(r"!(?!=)", " not ", s)
+    s = re.sub(r"\btrue\b", "True", s)
+    s = re.sub(r"\bfalse\b", "False", s)
+    return s.strip()
+
+
+def names_in(tree: ast.AST) -> set[str]:
+    """Field names an expression refers to (function names excluded)."""
+    funcs = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in funcs}
+
+
+def parse(text: str) -> ast.Expression:
+    src = to_python(text)
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError as e:
+        raise ExprError(f"bad expression {text!r}: {e.msg}") from None
+    return tree
+
+
+def compile_expr(text: str) -> tuple[Compiled, set[str]]:
+    """Compile an expression; returns (function(lookup) -> value, names used)."""
+    tree = parse(text)
+    return _compile(tree.body, text), names_in(tree)
+
+
+def _compile(node: ast.AST, text: str) -> Compiled:
+    c = lambda n: _compile(n, text)  # noqa: E731
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, (int, float, str, bytes, bool, type(None))):
+            raise ExprError(f"constant {node.value!r} not allowed in {text!r}")
+        value = node.value
+        return lambda env: value
+    if isinstance(node, ast.Name):
+        name = node.id
+        if name in ("True", "False", "None"):
+            value = {"True": True, "False": False, "None": None}[name]
+            return lambda env: value
+        return lambda env: env(name)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        op, a, b = _BINOPS[type(node.op)], c(node.left), c(node.right)
+        if isinstance(node.op, ast.LShift):
+            def shift(env):
+                x, y = a(env), b(env)
+                if not 0 <= y <= 64:
+                    raise ValueError(f"shift by {y}")
+                return x << y
+            return shift
+        if isinstance(node.op, ast.Mult):
+            # no unbounded values from hostile counts: sequences are never multiplied
+            def mul(env):
+                x, y = a(env), b(env)
+                if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+                    raise TypeError("only numbers can be multiplied")
+                return x * y
+            return mul
+        return lambda env: op(a(env), b(env))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
+        op, a = _UNOPS[type(node.op)], c(node.operand)
+        return lambda env: op(a(env))
+    if isinstance(node, ast.BoolOp):
+        parts = [c(v) for v in node.values]
+        if isinstance(node.op, ast.And):
+            def all_(env):
+                r = True
+                for p in parts:
+                    r = p(env)
+                    if not r:
+                        return r
+                return r
+            return all_
+
+        def any_(env):
+            r = False
+            for p in parts:
+                r = p(env)
+                if r:
+                    return r
+            return r
+        return any_
+    if isinstance(node, ast.Compare):
+        if not all(type(o) in _CMPOPS for o in node.ops):
+            raise ExprError(f"comparison not allowed in {text!r}")
+        first = c(node.left)
+        rest = [(_CMPOPS[type(o)], c(v)) for o, v in zip(node.ops, node.comparators)]
+
+        def compare(env):
+            left = first(env)
+            for op, right_fn in rest:
+                right = right_fn(env)
+                if not op(left, right):
+                    return False
+                left = right
+            return True
+        return compare
+    if isinstance(node, ast.IfExp):
+        t, a, b = c(node.test), c(node.body), c(node.orelse)
+        return lambda env: a(env) if t(env) else b(env)
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
+            raise ExprError(f"only the functions {', '.join(sorted(FUNCTIONS))} may be called in {text!r}")
+        fn = FUNCTIONS[node.func.id]
+        args = [c(a) for a in node.args]
+        return lambda env: fn(*[a(env) for a in args])
+    if isinstance(node, ast.Tuple):
+        items = [c(e) for e in node.elts]
+        return lambda env: tuple(i(env) for i in items)
+    if isinstance(node, ast.Attribute):
+        base, attr = c(node.value), node.attr
+        return lambda env: base(env)[attr]
+    if isinstance(node, ast.Subscript):
+        base = c(node.value)
+        sl = node.slice
+        if isinstance(sl, ast.Slice):
+            lo = c(sl.lower) if sl.lower else (lambda env: None)
+            hi = c(sl.upper) if sl.upper else (lambda env: None)
+            if sl.step is not None:
+                raise ExprError(f"slice steps not allowed in {text!r}")
+            return lambda env: base(env)[lo(env):hi(env)]
+        idx = c(sl)
+        return lambda env: base(env)[idx(env)]
+    raise ExprError(f"{type(node).__name__} not allowed in expression {text!r}")

@@ -1,0 +1,222 @@
+"""GBX header (versions 3 to 6) and reference table, per seeds/000 "Header".
+
+`parse_header(data)` reads an in-memory file (or a prefix of one); `read_header(reader)`
+reads from a GbxReader positioned at the magic, which is what the pak layer uses for
+the header records of its metadata section (`refs=False`: those stop after numNodes).
+Header chunks are returned raw here; `gbxfs.formats.gbx.decode_header_chunks` decodes
+them with the chunk declarations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import classdb
+from .errors import GbxError
+from .model import Chunk, ExternalRef
+from .reader import BytesSource, GbxReader, TextGbxReader
+
+MAGIC = b"GBX"
+MAX_FOLDER_DEPTH = 32
+MAX_FOLDERS = 1 << 16
+HEAVY_BIT = 0x80000000
+
+
+@dataclass(eq=False)
+class RefTable:
+    ancestor_level: int = 0
+    folders: list[str] = field(default_factory=list)     # depth-first; index i+1 in folderIndex terms
+    externals: list[ExternalRef] = field(default_factory=list)
+
+    def by_node_index(self) -> dict[int, ExternalRef]:
+        return {e.node_index: e for e in self.externals}
+
+
+@dataclass(eq=False)
+class GbxHeader:
+    version: int
+    format: str                    # "B" binary or "T" text
+    ref_compression: str           # "U" / "C"
+    body_compression: str          # "U" / "C"
+    unknown_byte: str | None       # "R" / "E" from version 4, else None
+    class_id: int                  # remapped to the current id
+    raw_class_id: int              # as stored
+    user_data_size: int | None     # version 6 only
+    chunks: list[Chunk]            # header chunks (raw; decode with decode_header_chunks)
+    num_nodes: int
+    refs: RefTable | None          # None when not read (refs=False)
+    body_offset: int | None        # offset of the body in the data (after the ref table)
+    header_end: int = 0            # offset just after numNodes
+
+    @property
+    def text(self) -> bool:
+        return self.format == "T"
+
+    @property
+    def format_bytes(self) -> str:
+        return self.format + self.ref_compression + self.body_compression + (self.unknown_byte or "")
+
+    @property
+    def class_name(self) -> str | None:
+        return classdb.class_name(self.class_id)
+
+
+def parse_header(data: bytes | bytearray | memoryview, *, refs: bool = True) -> GbxHeader:
+    """Parse the header (and by default the reference table) of in-memory GBX data."""
+    return read_header(GbxReader(BytesSource(data)), refs=refs)
+
+
+def _choice(r: GbxReader, allowed: str, what: str) -> str:
+    at = r.tell()
+    b = chr(r.u8())
+    if b not in allowed:
+        raise r.error(f"{what} byte is {b!r}, expected one of {', '.join(allowed)}", at)
+    return b
+
+
+def read_header(r: GbxReader, *, refs: bool = True) -> GbxHeader:
+    """Read a header from `r` (positioned at "GBX"). For text files the rest is read
+    through a TextGbxReader over the same data; the returned offsets are relative to
+    the start of `r`."""
+    try:
+        return _read_header(r, refs)
+    except GbxError as e:
+        raise e.add_context(where="header")
+
+
+def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
+    magic = r.bytes(3)
+    if magic != MAGIC:
+        raise r.error(f"not a GBX file (magic {magic!r})", 0)
+    version = r.u16()
+    if not 3 <= version <= 6:
+        raise r.error(f"unsupported header version {version} (3 to 6 are known)", 3)
+    fmt = _choice(r, "BT", "format")
+    ref_comp = _choice(r, "UC", "reference table compression")
+    body_comp = _choice(r, "UC", "body compression")
+    unknown = _choice(r, "RE", "fourth format") if version >= 4 else None
+    if fmt == "T":
+        r = _text_reader(r)
+    raw_class_id = r.hex32()
+    user_data_size = None
+    chunks: list[Chunk] = []
+    if version >= 6:
+        user_data_size, chunks = _read_user_data(r)
+    num_nodes = r.u32()
+    if num_nodes > 1 << 24:
+        raise r.error(f"numNodes {num_nodes} out of range", r.tell() - 4)
+    header_end = r.tell()
+    table = None
+    body_offset = None
+    if refs:
+        if ref_comp == "C":
+            raise r.error("compressed reference table is not supported (the seed marks it unused)")
+        table = _read_refs(r, version, num_nodes)
+        body_offset = r.tell()
+    return GbxHeader(version, fmt, ref_comp, body_comp, unknown, classdb.remap(raw_class_id), raw_class_id,
+                     user_data_size, chunks, num_nodes, table, body_offset, header_end)
+
+
+def _text_reader(r: GbxReader) -> TextGbxReader:
+    """Continue a binary reader as a text reader at the same position."""
+    if r._buf is not None:
+        t = TextGbxReader(BytesSource(r._buf, r._pos, r._end), offset_base=r.offset_base)
+        t._base = r._base      # keep offsets relative to the original start
+        return t
+    t = TextGbxReader(r._src, offset_base=r.offset_base)
+    t._pos = t._base = 0
+    t._log = r._log        # offsets continue from the binary part
+    t._pos = len(r._log)
+    t._end = r._end
+    return t
+
+
+def _read_user_data(r: GbxReader) -> tuple[int, list[Chunk]]:
+    at = r.tell()
+    size = r.u32()
+    if r.remaining is not None and size > r.remaining:
+        raise r.error(f"userDataSize {size} exceeds the {r.remaining} bytes left", at)
+    if size == 0:
+        return 0, []
+    start = r.tell()
+    with r.limit(size):
+        count = r.u32()
+        if count > (size - 4) // 8:
+            raise r.error(f"{count} header chunks cannot fit in userDataSize {size}", start)
+        entries = []
+        total = 4
+        for _ in range(count):
+            cid = r.hex32()
+            word = r.u32()
+            csize = word & ~HEAVY_BIT
+            total += 8 + csize
+            if total > size:
+                raise r.error(f"header chunk {cid:08X} of {csize} bytes overflows userDataSize {size}",
+                              r.tell() - 8)
+            entries.append((cid, csize, bool(word & HEAVY_BIT)))
+        if total != size:
+            raise r.error(f"header chunk sizes add up to {total} bytes, userDataSize says {size}", start)
+        chunks = []
+        for cid, csize, heavy in entries:
+            off = r.tell()
+            raw = r.bytes(csize)
+            new_id = classdb.remap(cid)
+            chunks.append(Chunk(new_id, r.offset_base + off, csize, raw, raw_id=cid if cid != new_id else None,
+                                heavy=heavy, header=True))
+    return size, chunks
+
+
+def _read_refs(r: GbxReader, version: int, num_nodes: int) -> RefTable:
+    try:
+        return _read_refs_inner(r, version, num_nodes)
+    except GbxError as e:
+        raise e.add_context(where="reference table")
+
+
+def _read_refs_inner(r: GbxReader, version: int, num_nodes: int) -> RefTable:
+    table = RefTable()
+    at = r.tell()
+    n_ext = r.u32()
+    if n_ext == 0:
+        return table
+    r.check_count(n_ext, 8, "external node count")
+    if n_ext > num_nodes:
+        raise r.error(f"{n_ext} external nodes but numNodes is {num_nodes}", at)
+    table.ancestor_level = r.u32()
+    _read_folders(r, "", 0, table.folders)
+    for _ in range(n_ext):
+        at = r.tell()
+        flags = r.u32()
+        name = res = folder = use_file = None
+        if flags & 4 == 0:
+            name = r.string()
+        else:
+            res = r.u32()
+        node_index = r.u32()
+        if node_index >= num_nodes:
+            raise r.error(f"external node index {node_index} outside numNodes {num_nodes}", at)
+        if version >= 5:
+            use_file = r.bool()
+        if flags & 4 == 0:
+            folder = r.u32()
+        path = None
+        if name is not None:
+            if folder == 0:
+                path = name
+            elif folder is not None and folder <= len(table.folders):
+                path = table.folders[folder - 1] + "/" + name
+        table.externals.append(ExternalRef(flags, name, res, node_index, use_file, folder, path))
+    return table
+
+
+def _read_folders(r: GbxReader, prefix: str, depth: int, out: list[str]) -> None:
+    if depth >= MAX_FOLDER_DEPTH:
+        raise r.error(f"reference folders nested deeper than {MAX_FOLDER_DEPTH}")
+    count = r.u32()
+    r.check_count(count, 8, "folder count")
+    for _ in range(count):
+        name = r.string().replace("\\", "/").rstrip("/")
+        path = f"{prefix}/{name}" if prefix else name
+        out.append(path)
+        if len(out) > MAX_FOLDERS:
+            raise r.error(f"more than {MAX_FOLDERS} reference folders")
+        _read_folders(r, path, depth + 1, out)

@@ -1,0 +1,155 @@
+"""The ReadNode walker (seeds/000 "Reading the body") and body results.
+
+A node is a list of chunks ended by 0xFACADE01. A skippable chunk ("PIKS" + size) is
+decoded when declared and kept raw either way; a failed or inexact decode of a
+skippable chunk is recorded on the chunk and the walk goes on (its size is known).
+A non-skippable chunk must be declared, since nothing else tells where it ends: an
+unknown one, or one whose decoding fails, ends the walk with a precise GbxError
+(offset, chunk id, node).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import classdb
+from .engine import registry
+from .errors import GbxError
+from .model import Chunk, Node
+from .reader import GbxReader, make_reader
+
+END_MARKER = 0xFACADE01
+MAX_CHUNKS_PER_NODE = 1 << 16
+
+
+def node_label(node: Node) -> str:
+    name = node.class_name or f"{node.class_id:08X}"
+    return f"#{node.index} {name}" if node.index is not None else name
+
+
+def walk_node(r: GbxReader, node: Node) -> None:
+    """Read the chunks of `node` up to its end marker (called by GbxReader.read_node)."""
+    reg = registry()
+    base = r.offset_base
+    while True:
+        at = r.tell()
+        try:
+            raw_id = r.chunk_id()
+        except GbxError as e:
+            raise e.add_context(node=node_label(node), where="body")
+        if raw_id == END_MARKER:
+            node.complete = True
+            return
+        if len(node.chunks) >= MAX_CHUNKS_PER_NODE:
+            raise GbxError(f"more than {MAX_CHUNKS_PER_NODE} chunks in one node", offset=base + at,
+                           node=node_label(node), where="body")
+        cid = classdb.remap(raw_id)
+        stored_id = raw_id if raw_id != cid else None
+        decl = reg.get(cid)
+        if r.skip_marker():
+            _skippable(r, node, cid, stored_id, decl, at)
+            continue
+        if decl is None:
+            err = GbxError(f"unknown chunk {cid:08X} is not skippable; the rest of the node cannot be read",
+                           offset=base + at, chunk_id=cid, node=node_label(node), where="body")
+            node.error = err
+            raise err
+        start = r.tell()
+        try:
+            values = decl.decode(r, cid)
+        except GbxError as e:
+            e.add_context(chunk_id=cid, node=node_label(node), where="body")
+            node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
+                                     None, e, stored_id))
+            node.error = e
+            raise
+        node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
+                                 values, None, stored_id))
+
+
+def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: Any, at: int) -> None:
+    base = r.offset_base
+    try:
+        size = r.u32()
+    except GbxError as e:
+        raise e.add_context(chunk_id=cid, node=node_label(node), where="body")
+    start = r.tell()
+    if r.remaining is not None and size > r.remaining:
+        err = GbxError(f"skippable chunk size {size} exceeds the {r.remaining} bytes left",
+                       offset=base + start - 4, chunk_id=cid, node=node_label(node), where="body")
+        node.error = err
+        raise err
+    values = error = None
+    if decl is not None:
+        try:
+            with r.limit(size):
+                values = decl.decode(r, cid)
+            if r.tell() != start + size:
+                raise GbxError(f"declaration read {r.tell() - start} of the chunk's {size} bytes",
+                               offset=base + r.tell())
+        except GbxError as e:
+            values, error = None, e.add_context(chunk_id=cid, node=node_label(node), where="body")
+        r.seek(start + size)
+    else:
+        r.skip(size)
+    node.chunks.append(Chunk(cid, base + start, size, r.raw(start, start + size), True, values, error, stored_id))
+
+
+@dataclass(eq=False)
+class BodyResult:
+    """Outcome of walking a body.
+
+    status: "complete"  the main node's end marker was reached exactly at the end;
+            "partial"   some chunks were read, then an error (or bytes left over);
+            "failed"    nothing could be read (no body bytes, or the first chunk failed);
+            "absent"    there is no body (not requested, or none present).
+    """
+    status: str
+    nodes: list[Node] = field(default_factory=list)
+    error: GbxError | None = None
+    size: int = 0
+    read: int = 0                      # bytes consumed by the walk
+
+    @property
+    def main(self) -> Node | None:
+        return self.nodes[0] if self.nodes and self.nodes[0].index == 0 else None
+
+
+def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int | None = None,
+              externals: dict | None = None, on_node: Callable[[int], None] | None = None,
+              feed: Callable[[bytes], None] | None = None, size: int | None = None) -> BodyResult:
+    """Walk a body: ReadNode on the main node (slot 0) of class `class_id` (as stored).
+
+    `source` is the body bytes or a pull source (pak entries; give `size` or a source
+    with `remaining` so that the end can be checked)."""
+    r = make_reader(source, text=text, num_nodes=num_nodes, externals=externals, on_node=on_node, feed=feed)
+    total = r.remaining if r.remaining is not None else size
+    result = BodyResult("complete", size=total or 0)
+    try:
+        r.read_node(class_id, 0)
+        if not r.at_end() and (r.remaining is not None or (size is not None and r.tell() < size)):
+            left = r.remaining if r.remaining is not None else size - r.tell()
+            raise GbxError(f"{left} bytes after the main node's end marker", offset=r.tell(), where="body")
+    except GbxError as e:
+        result.error = e
+        read_any = any(n.chunks for n in r.all_nodes)
+        result.status = "partial" if read_any else "failed"
+    result.nodes = r.all_nodes
+    result.read = r.tell()
+    return result
+
+
+def decode_header_chunk(chunk: Chunk, *, text: bool = False) -> None:
+    """Decode one header chunk in place (values or error), with fresh lookback state."""
+    decl = registry().get(chunk.chunk_id, header=True)
+    if decl is None:
+        return
+    r = make_reader(chunk.raw, text=text, offset_base=chunk.offset)
+    try:
+        chunk.values = decl.decode(r, chunk.chunk_id)
+        if not r.at_end():
+            raise GbxError(f"declaration read {r.tell()} of the chunk's {chunk.size} bytes",
+                           offset=chunk.offset + r.tell())
+    except GbxError as e:
+        chunk.values = None
+        chunk.error = e.add_context(chunk_id=chunk.chunk_id, where="header")
