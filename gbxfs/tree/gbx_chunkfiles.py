@@ -1,0 +1,80 @@
+"""The files of one chunk: <CHUNKID>[.<name>].txt, .bin, and .xml for XML chunks.
+
+Names are a contract (SPEC §1): the 8-digit upper-case chunk id, then the
+chunk's short name when one is known, made safe for a file name.
+"""
+from __future__ import annotations
+
+import re
+
+from gbxfs.formats.gbx.model import Chunk
+from gbxfs.formats.gbx.dump import dump_values
+from gbxfs.tree.model import BytesFile, Entry, RenderedFile
+
+# header chunks whose payload is an XML document (map and replay "Community" chunks)
+XML_CHUNKS = {0x03043005, 0x03093001}
+_UNSAFE = re.compile(r"[^A-Za-z0-9_+-]+")
+
+
+def safe_name(name: str) -> str:
+    return _UNSAFE.sub("_", name).strip("_")[:48]
+
+
+def chunk_base(chunk: Chunk, taken: set[str]) -> str:
+    """<CHUNKID>[.<name>], with -2, -3... when a node has the same chunk twice."""
+    base = f"{chunk.chunk_id:08X}"
+    try:
+        name = chunk.name
+    except Exception:  # a declaration problem must not hide the chunk's files
+        name = None
+    if name and safe_name(name):
+        base += "." + safe_name(name)
+    stem, n = base, 2
+    while base in taken:
+        base = f"{stem}-{n}"
+        n += 1
+    taken.add(base)
+    return base
+
+
+def chunk_xattrs(chunk: Chunk) -> dict[str, bytes]:
+    x = {"user.gbx.chunk_id": f"{chunk.chunk_id:08X}".encode(),
+         "user.gbx.offset": str(chunk.offset).encode()}
+    if chunk.error is not None:
+        x["user.gbxfs.error"] = str(chunk.error).encode("utf-8", "replace")
+    return x
+
+
+def xml_text(chunk: Chunk) -> str | None:
+    """The XML document a chunk carries, if it is an XML chunk."""
+    if not chunk.values:
+        return None
+    for v in chunk.values.values():
+        if isinstance(v, str) and v.lstrip().startswith("<") and (
+                chunk.chunk_id in XML_CHUNKS or v.lstrip().startswith("<?xml")):
+            return v
+    return None
+
+
+def render_chunk_txt(chunk: Chunk) -> bytes:
+    if chunk.values is not None:
+        text = dump_values(chunk.values).encode("utf-8", "replace")
+        if chunk.error is not None:   # decoded in part: say where it stopped
+            text += f"# decoding stopped: {chunk.error}\n".encode("utf-8", "replace")
+        return text
+    if chunk.error is not None:
+        return f"# not decoded: {chunk.error}\n".encode("utf-8", "replace")
+    return b"# not decoded: no declaration for this chunk (raw bytes in the .bin file)\n"
+
+
+def chunk_files(chunk: Chunk, taken: set[str]) -> list[Entry]:
+    base = chunk_base(chunk, taken)
+    x = chunk_xattrs(chunk)
+    files: list[Entry] = [
+        RenderedFile(base + ".txt", lambda c=chunk: render_chunk_txt(c), xattrs=x),
+        BytesFile(base + ".bin", chunk.raw, xattrs=x),
+    ]
+    xml = xml_text(chunk)
+    if xml is not None:
+        files.append(BytesFile(base + ".xml", xml.encode("utf-8", "replace"), xattrs=x))
+    return files

@@ -1,0 +1,83 @@
+"""info.txt, refs.txt and error.txt of a GBX folder."""
+from __future__ import annotations
+
+from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.tree.gbx_parse import ParsedBody, ParsedHeader
+
+
+def _lines(pairs: list[tuple[str, object]]) -> bytes:
+    return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
+
+
+def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None) -> bytes:
+    pairs: list[tuple[str, object]] = [("file_size", file_size)]
+    h = ph.header
+    if h is None:
+        pairs.append(("header_status", f"failed: {ph.error}"))
+        return _lines(pairs)
+    pairs += [("header_version", h.version), ("format", h.format_bytes),
+              ("class_id", f"{h.class_id:08X}"), ("class_name", h.class_name or "unknown")]
+    if h.raw_class_id != h.class_id:
+        pairs.append(("stored_class_id", f"{h.raw_class_id:08X}"))
+    if h.user_data_size is not None:
+        pairs.append(("header_user_data_size", h.user_data_size))
+    pairs += [("header_chunks", len(h.chunks)), ("num_nodes", h.num_nodes)]
+    if h.refs is not None:
+        pairs.append(("external_refs", len(h.refs.externals)))
+    if h.body_offset is not None:
+        pairs.append(("body_offset", h.body_offset))
+    if pb is not None:
+        if pb.body is not None:
+            pairs.append(("body_compression", "LZO" if pb.body_compressed else "none"))
+            if pb.compressed_size is not None:
+                pairs.append(("body_compressed_size", pb.compressed_size))
+            pairs.append(("body_size", len(pb.body)))
+        pairs.append(("body_status", pb.status))
+        pairs.append(("body_nodes_read", len(pb.nodes)))
+        chunks = [c for n in pb.nodes for c in n.chunks]
+        pairs.append(("body_chunks", len(chunks)))
+        pairs.append(("body_chunks_decoded", sum(1 for c in chunks if c.values is not None and c.error is None)))
+        for e in pb.errors:
+            pairs.append(("body_error", e))
+    return _lines(pairs)
+
+
+def render_refs(ph: ParsedHeader) -> bytes:
+    h = ph.header
+    t = h.refs
+    pairs: list[tuple[str, object]] = [("ancestor_level", t.ancestor_level), ("folders", len(t.folders))]
+    pairs += [(f"folder[{i + 1}]", f) for i, f in enumerate(t.folders)]
+    pairs.append(("externals", len(t.externals)))
+    out = _lines(pairs)
+    for e in t.externals:
+        item = [("node_index", e.node_index), ("flags", f"{e.flags:#x}")]
+        if e.file_name is not None:
+            item.append(("file_name", e.file_name))
+        if e.resource_index is not None:
+            item.append(("resource_index", e.resource_index))
+        if e.folder_index is not None:
+            item.append(("folder_index", e.folder_index))
+        if e.use_file is not None:
+            item.append(("use_file", e.use_file))
+        if e.path:
+            item.append(("path", e.path))
+        out += b"external:\n" + b"".join(f"  {k} = {v}\n".encode("utf-8", "replace") for k, v in item)
+    return out
+
+
+def describe(what: str, e: BaseException) -> str:
+    """One error.txt entry: what failed, where (offset, node, chunk id), why."""
+    if isinstance(e, GbxError):
+        where = []
+        if e.where:
+            where.append(e.where)
+        if e.offset is not None:
+            where.append(f"offset {e.offset:#x} ({e.offset})")
+        if e.node is not None:
+            where.append(f"node {e.node}")
+        if e.chunk_id is not None:
+            name = classdb.chunk_name(e.chunk_id) or ""
+            where.append(f"chunk {e.chunk_id:08X}" + (f" ({name})" if name else ""))
+        return (f"what: {what}\nwhere: {', '.join(where) or 'unknown'}\nwhy: {e.reason}\n")
+    return f"what: {what}\nwhere: unknown\nwhy: {type(e).__name__}: {e}\n"

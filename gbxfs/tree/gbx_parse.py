@@ -1,0 +1,131 @@
+"""Parsing a GBX for its folder view, once, with results in the shared cache.
+
+Two stages, so that listing a GBX folder costs only the header:
+- `header()`: the header (and reference table), from the first bytes of the
+  source, or from `header_bytes` handed over by a pak's metadata section;
+- `body()`: the decompressed body and its node walk, on first access to
+  anything that needs it (body/, ghost files, embedded/, info.txt's status).
+
+Each stage is computed at most once per source while cached: results live in
+ctx.cache (a byte-bounded LRU) under a key holding the source object itself
+(sources compare by identity, so two files never share an entry), with a cost
+estimated from the bytes the result keeps alive.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from gbxfs.formats.gbx.body import read_body
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.header import GbxHeader, parse_header
+from gbxfs.formats.gbx.nodes import walk_body as nodes_walk
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.source import ByteSource
+
+HEADER_PROBE = 64 * 1024      # most headers (thumbnail included) fit in the first 64 KiB
+MAX_GBX = 256 * 1024 * 1024   # a file larger than this is not parsed (shown raw only)
+
+
+@dataclass(eq=False)
+class ParsedHeader:
+    header: GbxHeader | None
+    error: GbxError | None
+    data_size: int                 # bytes of source data read for it
+
+
+@dataclass(eq=False)
+class ParsedBody:
+    body: bytes | None = None
+    nodes: list[Any] = field(default_factory=list)   # gbxfs.formats.gbx.model.Node, main node first
+    status: str = "absent"         # "complete", "partial", "failed", "absent", "unavailable"
+    errors: list[GbxError] = field(default_factory=list)
+    body_compressed: bool = False
+    compressed_size: int | None = None
+
+
+class GbxParse:
+    """The parse state of one GBX source."""
+
+    def __init__(self, source: ByteSource, ctx: TreeContext, *, header_bytes: bytes | None = None,
+                 source_error: str | None = None):
+        self.source = source
+        self.ctx = ctx
+        self.header_bytes = header_bytes
+        self.source_error = source_error      # the bytes cannot be verified (pak): body unavailable
+        self._lock = threading.Lock()
+
+    # -- raw bytes -------------------------------------------------------------------------
+    def data(self) -> bytes:
+        if self.source_error:
+            raise GbxError(f"file bytes unavailable: {self.source_error}")
+        if self.source.size > MAX_GBX:
+            raise GbxError(f"file of {self.source.size} bytes is larger than the {MAX_GBX}-byte limit")
+        return self.source.read_at(0, self.source.size)
+
+    # -- header ----------------------------------------------------------------------------
+    def header(self) -> ParsedHeader:
+        return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_header)
+
+    def _make_header(self) -> tuple[ParsedHeader, int]:
+        if self.header_bytes is not None and (self.source_error or self.source.size == 0):
+            data = self.header_bytes
+            refs = False                      # pak metadata records stop at numNodes
+        elif self.source_error:
+            return ParsedHeader(None, GbxError(f"file bytes unavailable: {self.source_error}"), 0), 256
+        else:
+            data = self.source.read_at(0, min(self.source.size, HEADER_PROBE))
+            refs = True
+        try:
+            try:
+                h = parse_header(data, refs=refs)
+            except GbxError:
+                if len(data) >= self.source.size or self.header_bytes is not None and refs is False:
+                    raise
+                data = self.data()            # header larger than the probe: read it all
+                h = parse_header(data, refs=refs)
+            cost = sum(len(c.raw) for c in h.chunks) + 4096
+            return ParsedHeader(h, None, len(data)), cost
+        except GbxError as e:
+            return ParsedHeader(None, e, len(data)), 1024
+
+    # -- body ------------------------------------------------------------------------------
+    def body(self) -> ParsedBody:
+        return self.ctx.cache.get_or_make(("gbx.body", self.source), self._make_body)
+
+    def _make_body(self) -> tuple[ParsedBody, int]:
+        out = ParsedBody()
+        ph = self.header()
+        if ph.header is None or self.source_error:
+            out.status = "unavailable"
+            if self.source_error:
+                out.errors.append(GbxError(f"body unavailable: {self.source_error}", where="body"))
+            return out, 1024
+        h = ph.header
+        try:
+            data = self.data()
+            if h.body_offset is None:      # header came from pak metadata: parse the real one
+                h = parse_header(data)
+            b = read_body(data, h.body_offset, h.body_compression)
+        except GbxError as e:
+            out.status = "failed"
+            out.errors.append(e.add_context(where="body"))
+            return out, 1024
+        out.body, out.body_compressed, out.compressed_size = b.data, b.compressed, b.compressed_size
+        if not b.data:
+            out.status = "absent"
+            return out, 1024
+        walk_body(h, b.data, out)
+        # the body, the chunks' raw slices of it and their decoded values
+        return out, 3 * len(b.data) + 4096
+
+
+def walk_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:
+    """Run the core's node walker over `body`, filling out.nodes/status/errors."""
+    result = nodes_walk(body, class_id=header.raw_class_id, text=header.text, num_nodes=header.num_nodes,
+                        externals=header.refs.by_node_index() if header.refs else None)
+    out.nodes = list(result.nodes)
+    out.status = result.status
+    if result.error is not None:
+        out.errors.append(result.error.add_context(where="body"))
