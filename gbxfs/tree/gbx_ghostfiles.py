@@ -83,9 +83,11 @@ def _ghost(node: Node) -> Ghost:
 
 def _samples(node: Node) -> GhostTrack | None:
     for chunk in node.chunks:
-        if chunk.chunk_id in SAMPLE_CHUNKS and chunk.error is None:
-            return decode_ghost_chunk(chunk.chunk_id, chunk.raw)
-        if chunk.chunk_id == OLD_SAMPLES and chunk.error is None:
+        if chunk.chunk_id in SAMPLE_CHUNKS:
+            track = decode_ghost_chunk(chunk.chunk_id, chunk.raw)
+            if track is not None:       # None: an empty CGameGhost (TM2020 keeps a record)
+                return track
+        if chunk.chunk_id == OLD_SAMPLES:
             mobil = node.chunk(OLD_MOBIL)
             mobil_id = int.from_bytes(mobil.raw[:4], "little") if mobil and len(mobil.raw) >= 4 else None
             return decode_old_ghost_chunk(chunk.raw, mobil_id)
