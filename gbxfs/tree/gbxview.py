@@ -103,7 +103,9 @@ class GbxFolder(Dir):
                         out.append((f"chunk {c.chunk_id:08X} of node {n.index}", c.error))
         with self._elock:
             out += list(self._errors.items())
-        return out
+        # one failure is recorded on the chunk, its node and the body alike: list it once
+        seen: set[int] = set()
+        return [(w, e) for w, e in out if not (id(e) in seen or seen.add(id(e)))]
 
     def children(self) -> Mapping[str, Entry]:
         kids = super().children()

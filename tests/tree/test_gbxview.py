@@ -1,0 +1,146 @@
+"""The GBX folder view (SPEC §1) on corpus files: names, sizes, thumbnails,
+ghost files, embedded maps, laziness, and files that cannot be read."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from gbxfs.tree import gbx_parse
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbxview import open_gbx
+from gbxfs.tree.model import Dir
+from gbxfs.tree.source import BytesSource, FileSource
+from tests.conftest import manifest_rows
+
+pytestmark = pytest.mark.corpus
+
+
+def _first(kind: str, needle: str = "") -> str:
+    return next(r["path"] for r in manifest_rows() if r["kind"] == kind and needle in r["path"])
+
+
+def _open(corpus, path: str, ctx: TreeContext | None = None):
+    return open_gbx(path.rsplit("/", 1)[-1], FileSource(str(corpus / path)), ctx or TreeContext())
+
+
+def _walk(d: Dir, prefix=""):
+    for name, e in d.children().items():
+        yield prefix + name, e
+        if e.is_dir:
+            yield from _walk(e, prefix + name + "/")
+
+
+def test_map_folder_names(corpus):
+    d = _open(corpus, _first("map", "A01-Race"))
+    kids = d.children()
+    assert {"original.gbx", "info.txt", "header", "body", "thumbnail.jpg", "embedded"} <= set(kids)
+    header = kids["header"].children()
+    assert {"03043002.TmDesc.txt", "03043002.TmDesc.bin", "03043005.Community.xml",
+            "03043007.Thumbnail.bin"} <= set(header)
+    assert header["03043002.TmDesc.bin"].xattrs["user.gbx.chunk_id"] == b"03043002"
+    nodes = kids["body"].children()["nodes"].children()
+    assert "000.CGameCtnChallenge" in nodes
+    assert nodes["000.CGameCtnChallenge"].xattrs["user.gbx.class_id"] == b"03043000"
+    assert d.xattrs["user.gbx.class_id"] == b"03043000"
+    assert "error.txt" not in d.children()          # this map parses completely
+
+
+def test_replay_folder_ghosts_and_embedded_map(corpus):
+    d = _open(corpus, _first("replay", "Bruno_B13"))
+    kids = d.children()
+    assert {"ghost.csv", "ghost.txt", "ghosts", "embedded"} <= set(kids)
+    ghosts = kids["ghosts"].children()
+    assert sorted(ghosts) == ["0.csv", "0.txt", "1.csv", "1.txt", "2.csv", "2.txt", "3.csv", "3.txt"]
+    assert kids["ghost.csv"].read(0, 1 << 20) == ghosts["0.csv"].read(0, 1 << 20)
+    txt = kids["ghost.txt"].read(0, 4096).decode()
+    assert "race_time_ms = 24940" in txt and "checkpoints_ms = 8030, 14690, 20950, 24940" in txt
+    emb = kids["embedded"].children()
+    assert list(emb) == ["map.Gbx"]
+    inner = emb["map.Gbx"].children()
+    assert inner["original.gbx"].read(0, 3) == b"GBX"
+    assert inner["info.txt"].read(0, 4096).decode().count("class_name = CGameCtnChallenge") == 1
+
+
+def test_ghost_file_folder(corpus):
+    d = _open(corpus, _first("ghost", "p00001_19538"))
+    kids = d.children()
+    assert {"ghost.csv", "ghost.txt"} <= set(kids) and "ghosts" not in kids
+    csv = kids["ghost.csv"].read(0, 1 << 22).decode().splitlines()
+    assert csv[0].startswith("time_ms,x,y,z,qx,qy,qz,qw,speed,vx,vy,vz")
+    assert len(csv) > 300
+    assert "race_time_ms = 19538" in kids["ghost.txt"].read(0, 4096).decode()
+
+
+def test_exact_sizes(corpus):
+    for path in (_first("map", "A01-Race"), _first("replay", "TMNESWC 001"), _first("ghost", "human_23013")):
+        for name, e in _walk(_open(corpus, path)):
+            if not e.is_dir and not e.error:
+                data = e.read(0, 1 << 26)
+                assert e.size() == len(data), (path, name)
+
+
+def test_thumbnail_is_upright_jpeg(corpus):
+    from PIL import Image, ImageChops, ImageStat
+    from gbxfs.formats.gbx.thumbnail import split_thumbnail_chunk
+    d = _open(corpus, _first("map", "A01-Race"))
+    jpeg = d.children()["thumbnail.jpg"].read(0, 1 << 22)
+    assert jpeg[:2] == b"\xff\xd8"
+    stored_raw = d.children()["header"].children()["03043007.Thumbnail.bin"].read(0, 1 << 22)
+    stored, _ = split_thumbnail_chunk(stored_raw)
+    up = Image.open(io.BytesIO(jpeg)).convert("RGB")
+    st = Image.open(io.BytesIO(stored)).convert("RGB")
+    assert up.size == st.size
+    flipped_back = ImageChops.difference(up.transpose(Image.Transpose.FLIP_TOP_BOTTOM), st)
+    unflipped = ImageChops.difference(up, st)
+    assert max(ImageStat.Stat(flipped_back).mean) < 2          # same picture, upside down
+    assert max(ImageStat.Stat(unflipped).mean) > 10 * max(ImageStat.Stat(flipped_back).mean)
+
+
+def test_listing_parses_the_header_only(corpus, monkeypatch):
+    calls = []
+    real = gbx_parse.read_body
+    monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    d = _open(corpus, _first("replay", "Bruno_B13"))
+    names = set(d.children())
+    assert {"ghost.csv", "embedded", "body"} <= names
+    d.children()["header"].children()
+    assert calls == []                                   # listing: header only
+    d.children()["ghost.txt"].size()
+    assert calls == [1]                                  # first body use parses it
+    d.children()["body"].children()["nodes"].children()
+    d.children()["ghosts"].children()
+    assert calls == [1]                                  # ... once (cached)
+
+
+def test_truncated_file_explains_itself(corpus):
+    data = (corpus / _first("replay", "Bruno_B13")).read_bytes()
+    d = open_gbx("cut.Replay.Gbx", BytesSource(data[: len(data) // 2]), TreeContext())
+    d.children()["info.txt"].size()                      # parses the body
+    kids = d.children()
+    assert "error.txt" in kids
+    text = kids["error.txt"].read(0, 1 << 16).decode()
+    assert "offset" in text and "why:" in text
+    assert d.xattrs["user.gbxfs.error"]
+    assert kids["original.gbx"].size() == len(data) // 2
+
+
+def test_not_a_gbx_still_shows_original(corpus):
+    d = open_gbx("junk.Gbx", BytesSource(b"not a gbx at all"), TreeContext())
+    kids = d.children()
+    assert kids["original.gbx"].read(0, 100) == b"not a gbx at all"
+    assert "error.txt" in kids and "header" not in kids
+
+
+def test_unverifiable_pak_entry_keeps_its_header(corpus):
+    data = (corpus / _first("map", "A01-Race")).read_bytes()
+    from gbxfs.formats.gbx.header import parse_header
+    header_bytes = data[: parse_header(data).header_end]
+    d = open_gbx("x.Challenge.Gbx", BytesSource(b""), TreeContext(), header_bytes=header_bytes,
+                 error="Adler-32 mismatch")
+    kids = d.children()
+    assert kids["original.gbx"].error == "Adler-32 mismatch"
+    assert "03043002.TmDesc.txt" in kids["header"].children()
+    assert kids["thumbnail.jpg"].read(0, 2) == b"\xff\xd8"
+    assert "Adler-32 mismatch" in kids["error.txt"].read(0, 4096).decode()
+    assert kids["body"].children() == {}
