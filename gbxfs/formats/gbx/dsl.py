@@ -31,10 +31,13 @@ TYPE_ALIASES = {
     "vec2": "vec2", "vec3": "vec3", "vec4": "vec4", "quat": "vec4",
     "color": "color", "int2": "int2", "int3": "int3",
     "iso4": "iso4", "mat3": "mat3", "box": "box",
+    # ManiaPlanet 4.1 script values (seeds/000, 03043044): a length in 1 byte (< 128) or
+    # 7 + 16 bits (first byte's top bit set); a string prefixed with such a length
+    "smalllen": "smalllen", "smallstring": "smallstring",
 }
 
 FLAGS = {"skippable", "header", "encapsulated"}
-SPECIAL_NAMES = {"chunk_id", "remaining", "True", "False", "None"}
+SPECIAL_NAMES = {"chunk_id", "remaining", "next_u32", "True", "False", "None"}
 
 _CHUNK_LINE = re.compile(r"^([0-9A-Fa-f]{7,8})\b(.*)$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -112,6 +115,13 @@ class Assert(Stmt):
 @dataclass
 class Continue(Stmt):
     uncounted: bool
+
+
+@dataclass
+class While(Stmt):
+    cond: str                       # checked before each item (e.g. on next_u32, a peek)
+    name: str
+    body: list[Stmt] = field(default_factory=list)
 
 
 @dataclass
@@ -376,7 +386,8 @@ class _Parser:
 
     def statement(self, ln: _Line, i: int, j: int, body_indent: int | None, prev: list[Stmt]):
         t = ln.text
-        head = t.split(None, 1)[0].rstrip(":(")
+        hm = re.match(r"[A-Za-z_]\w*", t)
+        head = hm.group() if hm else t[:1]
         if head in ("if", "elif"):
             cond = t[len(head):].strip()
             cond = cond[:-1] if cond.endswith(":") else cond
@@ -414,6 +425,12 @@ class _Parser:
             if t.rstrip(":").strip() != "encapsulated":
                 raise self.err(ln.no, f"expected 'encapsulated:', found {t!r}")
             return Encapsulated(ln.no, self.sub(ln, i, j, body_indent, "encapsulated"))
+        if head == "while":
+            m = re.match(r"^while\s+(.+?)\s+as\s+([A-Za-z_]\w*)\s*:?$", t)
+            if not m:
+                raise self.err(ln.no, f"expected 'while <condition> as <name>:', found {t!r}")
+            self._check_expr(m.group(1), ln.no)
+            return While(ln.no, m.group(1), m.group(2), self.sub(ln, i, j, body_indent, "while"))
         if head == "inflate":
             m = _INFLATE.match(t)
             if not m:
@@ -560,5 +577,5 @@ _MIN_SIZE: dict[str, Any] = {
     "uint8": 1, "int8": 1, "uint16": 2, "int16": 2, "uint32": 4, "int32": 4, "uint64": 8, "int64": 8,
     "uint128": 16, "float": 4, "bool": 4, "string": 4, "id": 4, "meta": 12, "fileref": 2,
     "noderef": 4, "node": 4, "vec2": 8, "vec3": 12, "vec4": 16, "color": 12, "int2": 8, "int3": 12,
-    "iso4": 48, "mat3": 36, "box": 24,
+    "iso4": 48, "mat3": 36, "box": 24, "smalllen": 1, "smallstring": 1,
 }

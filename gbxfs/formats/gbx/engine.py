@@ -54,6 +54,19 @@ _READERS: dict[str, tuple[Callable[[GbxReader], Any], str | None]] = {
 META_NAMES = ("id", "collection", "author")
 
 
+def _small_len(r: GbxReader) -> int:
+    first = r.u8()
+    return (first & 0x7F) | (r.u16() << 7) if first & 0x80 else first
+
+
+def _small_string(r: GbxReader) -> str:
+    return bytes(r.bytes(_small_len(r))).decode("utf-8", "replace")
+
+
+_READERS["smalllen"] = (_small_len, None)
+_READERS["smallstring"] = (_small_string, None)
+
+
 class _Continue(Exception):
     def __init__(self, uncounted: bool):
         self.uncounted = uncounted
@@ -97,6 +110,10 @@ class Frame:
             return self.chunk_id
         if name == "remaining":
             return r.remaining
+        if name == "next_u32":      # a peek: the next u32, not consumed (None at the end)
+            if r.text:
+                raise GbxError("next_u32 cannot be peeked in text-format files")
+            return r.peek_u32()
         raise KeyError(name)
 
 
@@ -298,6 +315,11 @@ class _Linker:
                 inner = set(known)
                 self.prepare(s.body, file, inner, counter, visiting, check_names)
                 known.add(s.name)
+            elif isinstance(s, dsl.While):
+                need(s.cond, s.line)
+                inner = set(known)
+                self.prepare(s.body, file, inner, counter, visiting, check_names)
+                known.add(s.name)
             elif isinstance(s, dsl.Encapsulated):
                 self.prepare(s.body, file, known, counter, visiting, check_names)
             elif isinstance(s, dsl.Inflate):
@@ -427,6 +449,8 @@ class _Linker:
             return continue_
         if isinstance(s, dsl.Inflate):
             return self.inflate(s, file)
+        if isinstance(s, dsl.While):
+            return self.while_(s, file)
         raise AssertionError(f"unhandled statement {s!r}")
 
     def field(self, s: dsl.Field, file: str) -> Run:
@@ -533,6 +557,30 @@ class _Linker:
                 counted += 1
             f.set(name, items)
         return loop
+
+    def while_(self, s: dsl.While, file: str) -> Run:
+        """Items while a condition holds (0304301F's trailing blocks: while the next u32
+        looks like a lookback string, not a chunk id). Each item must read data."""
+        cond = self.expr(s.cond, file, s.line)
+        body = self.block(s.body, file)
+        name, where = s.name, f"{file}:{s.line}"
+
+        def while_(r: GbxReader, f: Frame) -> None:
+            items: list[dict[str, Any]] = []
+            while cond(r, f):
+                if len(items) >= MAX_COUNT:
+                    raise GbxError(f"{where}: more than {MAX_COUNT} loop items")
+                sub = Frame(f, f.chunk_id)
+                start = r.tell()
+                try:
+                    body(r, sub)
+                except _Continue:
+                    pass
+                items.append(sub.values)
+                if r.tell() == start:
+                    raise GbxError(f"{where}: while item read no data (endless loop)")
+            f.set(name, items)
+        return while_
 
     def inflate(self, s: dsl.Inflate, file: str) -> Run:
         data_fn = self.expr(s.data, file, s.line)

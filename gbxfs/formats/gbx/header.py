@@ -140,7 +140,8 @@ def _read_user_data(r: GbxReader) -> tuple[int, list[Chunk]]:
     start = r.tell()
     with r.limit(size):
         count = r.u32()
-        if count > (size - 4) // 8:
+        # binary: 8 bytes per table entry; text: at least two 3-byte lines
+        if count > max(0, size // 6 if r.text else (size - 4) // 8):
             raise r.error(f"{count} header chunks cannot fit in userDataSize {size}", start)
         entries = []
         total = 4
@@ -149,19 +150,23 @@ def _read_user_data(r: GbxReader) -> tuple[int, list[Chunk]]:
             word = r.u32()
             csize = word & ~HEAVY_BIT
             total += 8 + csize
-            if total > size:
+            if total > size and not r.text:
                 raise r.error(f"header chunk {cid:08X} of {csize} bytes overflows userDataSize {size}",
                               r.tell() - 8)
             entries.append((cid, csize, bool(word & HEAVY_BIT)))
-        if total != size:
+        if total != size and not r.text:
             raise r.error(f"header chunk sizes add up to {total} bytes, userDataSize says {size}", start)
         chunks = []
         for cid, csize, heavy in entries:
             off = r.tell()
+            if csize > r.remaining:
+                raise r.error(f"header chunk {cid:08X} of {csize} bytes overflows userDataSize {size}", off)
             raw = r.bytes(csize)
             new_id = classdb.remap(cid)
             chunks.append(Chunk(new_id, r.offset_base + off, csize, raw, raw_id=cid if cid != new_id else None,
                                 heavy=heavy, header=True))
+        if r.remaining:
+            raise r.error(f"header chunks end {r.remaining} bytes before userDataSize {size}", r.tell())
     return size, chunks
 
 

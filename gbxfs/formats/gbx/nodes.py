@@ -29,7 +29,7 @@ def node_label(node: Node) -> str:
 
 def walk_node(r: GbxReader, node: Node) -> None:
     """Read the chunks of `node` up to its end marker (called by GbxReader.read_node)."""
-    reg = registry()
+    reg = r.decls if r.decls is not None else registry()
     base = r.offset_base
     while True:
         at = r.tell()
@@ -117,12 +117,14 @@ class BodyResult:
 
 def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int | None = None,
               externals: dict | None = None, on_node: Callable[[int], None] | None = None,
-              feed: Callable[[bytes], None] | None = None, size: int | None = None) -> BodyResult:
+              feed: Callable[[bytes], None] | None = None, size: int | None = None,
+              decls: Any = None) -> BodyResult:
     """Walk a body: ReadNode on the main node (slot 0) of class `class_id` (as stored).
 
     `source` is the body bytes or a pull source (pak entries; give `size` or a source
     with `remaining` so that the end can be checked)."""
-    r = make_reader(source, text=text, num_nodes=num_nodes, externals=externals, on_node=on_node, feed=feed)
+    r = make_reader(source, text=text, num_nodes=num_nodes, externals=externals, on_node=on_node, feed=feed,
+                    decls=decls)
     total = r.remaining if r.remaining is not None else size
     result = BodyResult("complete", size=total or 0)
     try:
@@ -139,9 +141,9 @@ def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int 
     return result
 
 
-def decode_header_chunk(chunk: Chunk, *, text: bool = False) -> None:
+def decode_header_chunk(chunk: Chunk, *, text: bool = False, decls: Any = None) -> None:
     """Decode one header chunk in place (values or error), with fresh lookback state."""
-    decl = registry().get(chunk.chunk_id, header=True)
+    decl = (decls if decls is not None else registry()).get(chunk.chunk_id, header=True)
     if decl is None:
         return
     r = make_reader(chunk.raw, text=text, offset_base=chunk.offset)

@@ -100,7 +100,7 @@ class GbxReader:
                  externals: dict[int, ExternalRef] | None = None,
                  on_node: Callable[[int], None] | None = None,
                  feed: Callable[[bytes], None] | None = None,
-                 offset_base: int = 0):
+                 offset_base: int = 0, decls: Any = None):
         if isinstance(source, (bytes, bytearray, memoryview)):
             source = BytesSource(source)
         if isinstance(source, BytesSource):
@@ -128,6 +128,7 @@ class GbxReader:
         self.depth = 0
         self.on_node = on_node
         self.feed: Callable[[bytes], None] = feed or _no_feed
+        self.decls = decls               # engine.Registry to use (None: the shipped declarations)
 
     # -- position -------------------------------------------------------------------
     def tell(self) -> int:
@@ -395,7 +396,8 @@ class GbxReader:
     def sub_reader(self, data: bytes) -> "GbxReader":
         """A reader over other bytes (inflated data inside a chunk) that shares this
         reader's state: lookback strings, node list, hooks."""
-        sub = type(self)(BytesSource(data), num_nodes=self.num_nodes, on_node=self.on_node, feed=self.feed)
+        sub = type(self)(BytesSource(data), num_nodes=self.num_nodes, on_node=self.on_node, feed=self.feed,
+                         decls=self.decls)
         sub.ids = self.ids
         sub._id_stack = self._id_stack
         sub.encapsulated = self.encapsulated
@@ -472,6 +474,19 @@ class GbxReader:
                 return True
             return False
         return self._peek_stream_marker()
+
+    def peek_u32(self) -> int | None:
+        """The next u32 without consuming it; None when fewer than 4 bytes are left."""
+        if self._end is not None and self._end - self._pos < 4:
+            return None
+        if self._buf is not None:
+            return _u32(self._buf, self._pos)[0]
+        try:
+            data = self._take(4)
+        except Truncated:
+            return None
+        self._unread(data)
+        return _u32(data)[0]
 
     def _peek_stream_marker(self) -> bool:
         # Stream sources cannot un-read: keep a pushback of the 4 bytes.

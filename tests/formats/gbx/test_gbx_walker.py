@@ -1,0 +1,141 @@
+"""The ReadNode walker: end marker, skippable chunks, unknown chunks, body status."""
+from __future__ import annotations
+
+import struct
+
+from gbx_builder import END, SKIP, W, build_gbx, node_body
+
+from gbxfs.formats import gbx
+from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.engine import Registry
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.nodes import walk_body
+
+DECLS = Registry.from_texts([("t.chunks", """
+01002000
+    uint32 a
+01002001 skippable
+    uint32 b
+01002002
+    noderef child
+01002003 skippable
+    lookbackstring s
+""")])
+CLASS = 0x01002000
+
+
+def walk(body: bytes, num_nodes: int = 4, **kw):
+    return walk_body(body, class_id=CLASS, num_nodes=num_nodes, decls=DECLS, **kw)
+
+
+def u32(*vs: int) -> bytes:
+    return struct.pack(f"<{len(vs)}I", *vs)
+
+
+def test_declared_chunks_and_unknown_skippable_kept_raw():
+    body = node_body([(0x01002000, u32(5), False), (0x01002FFF, b"opaque!", True), (0x01002001, u32(6), True)])
+    res = walk(body)
+    assert res.status == "complete" and res.error is None and res.read == len(body)
+    c0, c1, c2 = res.main.chunks
+    assert (c0.chunk_id, c0.values, c0.skippable, c0.raw, c0.offset, c0.size) == (0x01002000, {"a": 5}, False, u32(5), 4, 4)
+    assert (c1.chunk_id, c1.values, c1.skippable, c1.raw, c1.error) == (0x01002FFF, None, True, b"opaque!", None)
+    assert c1.offset == 8 + 12 and c1.size == 7
+    assert (c2.values, c2.raw) == ({"b": 6}, u32(6))
+    assert res.main.complete
+
+
+def test_unknown_non_skippable_chunk_is_a_precise_error():
+    body = node_body([(0x01002000, u32(5), False), (0x01002777, u32(1, 2, 3), False)])
+    res = walk(body)
+    assert res.status == "partial"
+    e = res.error
+    assert isinstance(e, GbxError) and e.chunk_id == 0x01002777 and e.offset == 8
+    assert e.node == "#0 " + (classdb.class_name(CLASS) or "01002000")
+    assert "unknown chunk 01002777 is not skippable" in str(e)
+    assert len(res.main.chunks) == 1      # chunks before the error are kept
+
+
+def test_unknown_first_chunk_means_failed():
+    res = walk(node_body([(0x01002777, b"", False)]))
+    assert res.status == "failed" and res.error.chunk_id == 0x01002777 and res.error.offset == 0
+
+
+def test_skippable_chunk_with_wrong_size_stays_raw_with_error_and_walk_goes_on():
+    body = node_body([(0x01002001, u32(6, 7), True), (0x01002000, u32(1), False)])
+    res = walk(body)
+    assert res.status == "complete"
+    bad, good = res.main.chunks
+    assert bad.values is None and "read 4 of the chunk's 8 bytes" in str(bad.error) and bad.raw == u32(6, 7)
+    assert bad.error.chunk_id == 0x01002001
+    assert good.values == {"a": 1}
+
+
+def test_skippable_chunk_whose_decoding_fails_stays_raw():
+    # a lookback string with a bad version inside a skippable chunk
+    body = node_body([(0x01002003, u32(9, 0), True), (0x01002000, u32(1), False)])
+    res = walk(body)
+    assert res.status == "complete"
+    assert res.main.chunks[0].values is None and "lookback string version 9" in str(res.main.chunks[0].error)
+
+
+def test_skippable_size_beyond_body():
+    w = W().u32(0x01002001).u32(SKIP).u32(1000).u32(1)
+    res = walk(w.bytes())
+    assert res.status == "failed" and "exceeds the 4 bytes left" in str(res.error)
+
+
+def test_missing_end_marker_is_truncation():
+    res = walk(u32(0x01002000, 5))
+    assert res.status == "partial" and res.error.offset == 8
+
+
+def test_bytes_after_the_main_node():
+    res = walk(node_body([(0x01002000, u32(5), False)]) + b"xx")
+    assert res.status == "partial" and "2 bytes after the main node" in str(res.error)
+
+
+def test_nested_nodes_are_walked_and_listed():
+    inner = u32(0x01002000, 7, END)
+    body = node_body([(0x01002002, u32(1, CLASS) + inner, False), (0x01002002, u32(1), False)])
+    res = walk(body)
+    assert res.status == "complete"
+    assert [n.index for n in res.nodes] == [0, 1]
+    first, second = res.main.chunks
+    assert first.values["child"].kind == "new" and first.values["child"].node.chunks[0].values == {"a": 7}
+    assert second.values["child"].kind == "back"
+    assert first.raw == u32(1, CLASS) + inner     # a chunk's raw bytes include its nested nodes
+
+
+def test_error_inside_nested_node_names_the_inner_node_and_chunk():
+    inner = u32(0x01002555, 0)
+    body = node_body([(0x01002002, u32(2, CLASS) + inner, False)])
+    res = walk(body)
+    assert res.status == "partial"
+    assert res.error.chunk_id == 0x01002555 and res.error.node.startswith("#2") and res.error.offset == 12
+
+
+def test_on_node_hook_order_and_stream_source():
+    class Src:
+        def __init__(self, d):
+            self.d, self.p = d, 0
+
+        def read(self, n):
+            out = self.d[self.p:self.p + n]
+            self.p += len(out)
+            return out
+
+    inner = u32(0x01002000, 7, END)
+    body = node_body([(0x01002002, u32(1, CLASS) + inner, False), (0x01002FFF, b"zz", True)])
+    seen = []
+    res = walk_body(Src(body), class_id=CLASS, num_nodes=2, decls=DECLS, on_node=seen.append, size=len(body))
+    assert res.status == "complete" and seen == [CLASS, CLASS]
+    assert res.main.chunks[1].raw == b"zz"
+
+
+def test_parse_on_a_built_file_with_header_chunk_decoding():
+    decls_file = build_gbx(class_id=0x03078000, header_chunks=[(0x01001000, u32(1, 2) + b"ab", False)],
+                           body=node_body([(0x03078004, u32(1, 0), False)]))
+    g = gbx.parse(decls_file)
+    assert g.header.chunks[0].values == {"number": 1, "dirs": [{"dirName": "ab"}]}
+    assert g.body.status == "complete"
+    assert g.body.main.chunks[0].values == {"keepPlaying": True, "ignored": 0}
