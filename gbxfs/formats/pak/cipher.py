@@ -1,0 +1,153 @@
+"""Nadeo's little-endian Blowfish-CBC with the ivXor twist (SPEC §4).
+
+The game's Blowfish reads key and blocks as little-endian 32-bit words; a
+standard (big-endian) Blowfish gives the same result when every 4-byte group
+is byte-reversed before and after. pycryptodome's CBC mode does the chaining
+at C speed: CBC commutes with that reversal because XOR is bytewise.
+
+The twist: a 64-bit `ivXor`, changed only by `feed()`, is folded into the IV
+of the first block of each 0x100-byte page of ciphertext (pages counted from
+the first byte after the 8-byte plain IV) at the moment that block is
+fetched, then reset to zero. Because the stateful CBC objects chain on
+ciphertext, the fold is a fix-up of the first plain block of the page:
+plain = D(C) ^ prev ^ ivXor.
+"""
+from __future__ import annotations
+
+import bisect
+from array import array
+
+from Crypto.Cipher import Blowfish
+
+BLOCK = 8
+PAGE = 0x100
+_MASK64 = (1 << 64) - 1
+
+if array("I").itemsize != 4:  # pragma: no cover - every mainstream platform has 4-byte 'I'
+    raise ImportError("gbxfs.formats.pak.cipher needs a 4-byte array('I')")
+
+
+def swap32(data: bytes) -> bytes:
+    """Byte-reverse every 4-byte group (len(data) must be a multiple of 4)."""
+    words = array("I", data)
+    words.byteswap()
+    return words.tobytes()
+
+
+def calc_ivxor(ivxor: int, data: bytes) -> int:
+    """Fold `data` into ivXor: per byte, rotate the 64-bit value left by 13
+    and XOR (byte | 0xAA) into it (the seed's CalcIVXor, unsigned bytes)."""
+    for b in data:
+        ivxor = (((ivxor << 13) | (ivxor >> 51)) & _MASK64) ^ (b | 0xAA)
+    return ivxor
+
+
+def _xor8(block: bytes, value: int) -> bytes:
+    return (int.from_bytes(block, "little") ^ value).to_bytes(BLOCK, "little")
+
+
+class PakKey:
+    """A pak's 16-byte Blowfish key, ready to make stream (de|en)crypters."""
+
+    def __init__(self, key: bytes):
+        if len(key) % 4 or not 4 <= len(key) <= 56:
+            raise ValueError(f"Blowfish key must be 4..56 bytes, a multiple of 4 (got {len(key)})")
+        self.key = bytes(key)
+        self._swapped = swap32(key)
+
+    def _cbc(self, iv: bytes):
+        return Blowfish.new(self._swapped, Blowfish.MODE_CBC, iv=swap32(iv))
+
+    def decrypter(self, iv: bytes, pos: int = 0) -> "Decrypter":
+        """A CBC stream starting after `iv` (8 bytes: the plain IV, or the
+        ciphertext block before `pos` when resuming mid-stream)."""
+        return Decrypter(self._cbc(iv), pos)
+
+    def encrypter(self, iv: bytes) -> "Encrypter":
+        return Encrypter(self._cbc(iv))
+
+
+class _Stream:
+    __slots__ = ("_cbc", "pos", "ivxor", "folds")
+
+    def __init__(self, cbc, pos: int = 0):
+        self._cbc = cbc
+        self.pos = pos      # ciphertext bytes processed since the IV
+        self.ivxor = 0
+        # stream offset of each block that received a non-zero ivXor -> the value;
+        # enough to re-decrypt the stream later at random offsets without re-parsing
+        self.folds: dict[int, int] = {}
+
+    def feed(self, data: bytes) -> None:
+        self.ivxor = calc_ivxor(self.ivxor, data)
+
+    def _fold_at(self, length: int) -> int:
+        """Offset within the next `length` bytes where the pending ivXor lands,
+        or -1. Consumes the ivXor when it lands."""
+        if not self.ivxor:
+            return -1
+        at = -self.pos % PAGE
+        if at >= length:
+            return -1
+        self.folds[self.pos + at] = self.ivxor
+        return at
+
+
+class Decrypter(_Stream):
+    """Sequential decryption of one CBC stream; the caller supplies ciphertext."""
+
+    __slots__ = ()
+
+    def decrypt(self, cipher: bytes) -> bytes:
+        if len(cipher) % BLOCK:
+            raise ValueError("ciphertext length must be a multiple of 8")
+        plain = swap32(self._cbc.decrypt(swap32(cipher)))
+        at = self._fold_at(len(plain))
+        if at >= 0:
+            plain = plain[:at] + _xor8(plain[at : at + BLOCK], self.ivxor) + plain[at + BLOCK :]
+            self.ivxor = 0
+        self.pos += len(cipher)
+        return plain
+
+
+class Encrypter(_Stream):
+    """The inverse of Decrypter: the same ivXor fold, applied to the plaintext
+    before chaining (C = E(P ^ prev ^ ivXor))."""
+
+    __slots__ = ()
+
+    def encrypt(self, plain: bytes) -> bytes:
+        if len(plain) % BLOCK:
+            raise ValueError("plaintext length must be a multiple of 8")
+        at = self._fold_at(len(plain))
+        if at >= 0:
+            plain = plain[:at] + _xor8(plain[at : at + BLOCK], self.ivxor) + plain[at + BLOCK :]
+            self.ivxor = 0
+        self.pos += len(plain)
+        return swap32(self._cbc.encrypt(swap32(plain)))
+
+
+def apply_folds(plain: bytes, offset: int, folds: list[tuple[int, int]]) -> bytes:
+    """XOR recorded ivXor folds (sorted (stream offset, value) pairs) into
+    `plain`, which starts at stream offset `offset` (8-aligned) and was
+    decrypted without them."""
+    if not folds:
+        return plain
+    end = offset + len(plain)
+    i = bisect.bisect_left(folds, (offset, -1))
+    if i == len(folds) or folds[i][0] >= end:
+        return plain
+    out = bytearray(plain)
+    while i < len(folds) and folds[i][0] < end:
+        at, v = folds[i]
+        j = at - offset
+        out[j : j + BLOCK] = _xor8(out[j : j + BLOCK], v)
+        i += 1
+    return bytes(out)
+
+
+def align8(n: int) -> int:
+    return (n + BLOCK - 1) & ~(BLOCK - 1)
+
+
+__all__ = ["BLOCK", "PAGE", "PakKey", "Decrypter", "Encrypter", "calc_ivxor", "swap32", "align8", "apply_folds"]

@@ -1,0 +1,104 @@
+"""The game's zlib buffering, reproduced exactly (SPEC §4, PAK seed).
+
+The parser of an embedded GBX reads from a 0x400-byte output buffer. Only
+when it is empty and more bytes are wanted is it refilled: while it is not
+full, if zlib's input is empty read exactly one 0x100-byte page from the
+decrypter, then inflate (Z_SYNC_FLUSH) into the remaining space. ivXor feeds
+made while the buffer still holds bytes therefore land on a later page.
+CPython's `decompress(data, max_length)` drives the real zlib the same way;
+`unconsumed_tail` is zlib's leftover input (avail_in).
+"""
+from __future__ import annotations
+
+import zlib
+
+from gbxfs.formats.gbx.errors import Truncated
+from gbxfs.formats.pak.cipher import PAGE
+from gbxfs.formats.pak.errors import PakError
+
+OUT_BUFFER = 0x400
+
+
+class GameInflater:
+    """Pull source (`read(n)`, `remaining`) of the first `size` inflated bytes
+    of a zlib stream pulled page by page from `stream` (fetch/feed)."""
+
+    def __init__(self, stream, size: int):
+        self._stream = stream
+        self._z = zlib.decompressobj()
+        self._in = b""
+        self._buf = b""
+        self._off = 0
+        self.size = size
+        self.consumed = 0      # bytes handed to the parser
+        self.produced = 0      # bytes inflated so far
+        self.taken = bytearray()
+        self.input_done = False
+
+    @property
+    def remaining(self) -> int:
+        return self.size - self.consumed
+
+    @property
+    def eof(self) -> bool:
+        """zlib saw the end of the stream (its Adler-32 matched, else it raised)."""
+        return self._z.eof
+
+    def _refill(self) -> None:
+        z = self._z
+        parts = []
+        space = OUT_BUFFER
+        while space and not z.eof:
+            if not self._in:
+                self._in = self._stream.fetch(PAGE)
+                if not self._in:
+                    self.input_done = True
+            fed = len(self._in)
+            try:
+                out = z.decompress(self._in, space)
+            except zlib.error as e:
+                raise PakError(f"zlib data is corrupt after {self.produced} bytes: {e}") from None
+            self._in = z.unconsumed_tail
+            if not out and fed and len(self._in) == fed:
+                raise PakError("zlib made no progress")  # never seen; guards against a spin
+            if out:
+                parts.append(out)
+                space -= len(out)
+                self.produced += len(out)
+                if self.produced > self.size:
+                    raise PakError(f"entry inflates beyond its declared {self.size} bytes")
+            elif self.input_done:
+                break  # no input left and zlib has nothing more to give
+        self._buf = b"".join(parts)
+        self._off = 0
+        self.taken += self._buf
+
+    def read(self, n: int) -> bytes:
+        if n < 0 or n > self.size - self.consumed:
+            raise Truncated(f"need {n} bytes, {self.size - self.consumed} left", offset=self.consumed)
+        parts = []
+        need = n
+        while need:
+            avail = len(self._buf) - self._off
+            if not avail:
+                self._refill()
+                avail = len(self._buf)
+                if not avail:
+                    raise Truncated(f"zlib data ends {need} bytes short", offset=self.consumed)
+            k = min(avail, need)
+            parts.append(self._buf[self._off : self._off + k])
+            self._off += k
+            need -= k
+        self.consumed += n
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def drain(self) -> None:
+        """Inflate the rest of the stream (after the parse) so that its end and
+        Adler-32 are checked; the bytes join `taken`."""
+        while not self._z.eof:
+            before = self.produced
+            self._buf, self._off = b"", 0
+            self._refill()
+            if self.produced == before and not self._z.eof:
+                break
+        self.consumed = self.produced

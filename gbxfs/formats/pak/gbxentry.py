@@ -1,0 +1,115 @@
+"""Decrypting an embedded GBX while parsing it (SPEC §4).
+
+Each ReadNode feeds feed_id(class) into ivXor, and two chunk declarations
+feed in-chunk bytes; a feed only takes effect on the next page the
+decrypter fetches, which the parse itself triggers (directly for stored
+entries, through the game's zlib buffering for compressed ones). So the
+only way to decrypt such an entry is to parse it while it decrypts.
+
+Verification: a compressed entry is right only when zlib reaches the end of
+its stream (Adler-32 checked by zlib); a stored one only when the parse
+consumed it exactly. The ivXor folds that were applied are recorded so the
+entry can later be decrypted at random offsets without parsing again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.body import read_body
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.header import read_header
+from gbxfs.formats.gbx.nodes import walk_body
+from gbxfs.formats.gbx.reader import GbxReader
+from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.gameinflate import GameInflater
+from gbxfs.formats.pak.stream import PageReader
+
+GBX_MAGIC = b"GBX"
+
+
+@dataclass
+class GbxPass:
+    data: bytes                          # every plain byte produced (the entry when verified)
+    verified: bool
+    error: str | None                    # why it is not verified
+    folds: list[tuple[int, int]] = field(default_factory=list)
+    node_feeds: int = 0                  # ReadNode feeds made
+    chunk_feeds: int = 0                 # in-chunk feeds made
+    parse_status: str = "failed"         # the body walk's status
+    parse_error: str | None = None
+    unknown_feed_classes: list[int] = field(default_factory=list)
+
+
+def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None) -> GbxPass:
+    """Parse the entry of `size` plain bytes from `stream` (fetch/feed),
+    feeding as the game does. Works over EncryptedStream (reading) and
+    EncryptingStream (writing)."""
+    src = GameInflater(stream, size) if compressed else PageReader(stream, size)
+    res = GbxPass(b"", False, None)
+
+    def on_node(class_id: int) -> None:
+        fid = classdb.feed_id(class_id)
+        if fid is None:
+            res.unknown_feed_classes.append(class_id)
+            return
+        res.node_feeds += 1
+        stream.feed(fid.to_bytes(4, "little"))
+
+    def feed(data: bytes) -> None:
+        res.chunk_feeds += 1
+        stream.feed(data)
+
+    try:
+        _parse(src, size, on_node, feed, decls, res)
+        if compressed:
+            src.drain()
+    except PakError as e:
+        res.error = e.reason
+    res.data = bytes(src.taken)
+    res.folds = sorted(stream.folds.items())
+    if res.error is None:
+        res.verified, res.error = _judge(src, size, compressed, res)
+    return res
+
+
+def _parse(src, size: int, on_node, feed, decls, res: GbxPass) -> None:
+    try:
+        r = GbxReader(src, decls=decls) if decls is not None else GbxReader(src)
+        header = read_header(r)
+        kw = dict(class_id=header.raw_class_id, text=header.text, num_nodes=header.num_nodes,
+                  externals=header.refs.by_node_index() if header.refs else None,
+                  on_node=on_node, feed=feed)
+        if decls is not None:
+            kw["decls"] = decls
+        if header.body_compression == "C":
+            # An LZO body is read whole before ReadNode: its feeds only touch later pages.
+            rest = src.read(src.remaining)
+            body = read_body(rest, 0, "C").data
+            result = walk_body(body, **kw)
+        else:
+            result = walk_body(src, **kw)
+    except GbxError as e:
+        res.parse_error = str(e)
+        return
+    res.parse_status = result.status
+    res.parse_error = None if result.error is None else str(result.error)
+
+
+def _judge(src, size: int, compressed: bool, res: GbxPass) -> tuple[bool, str | None]:
+    if compressed:
+        if not src.eof:
+            return False, f"zlib stream ends early ({src.produced} of {size} bytes, no Adler-32 check)"
+        if src.produced != size:
+            return False, f"entry inflates to {src.produced} bytes, the file table says {size}"
+        return True, None
+    if res.unknown_feed_classes:
+        names = ", ".join(f"{c:08X}" for c in res.unknown_feed_classes[:4])
+        return False, f"no feed id known for class {names}: the rest cannot be decrypted"
+    if res.parse_status != "complete":
+        why = res.parse_error or res.parse_status
+        return False, f"GBX parse stopped after {src.consumed} of {size} bytes: {why}"
+    if src.consumed != size:
+        return False, f"GBX parse consumed {src.consumed} of {size} bytes"
+    return True, None

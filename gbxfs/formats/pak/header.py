@@ -1,0 +1,218 @@
+"""The encrypted pak header (version 3): fields, folders, file table, MD5.
+
+Read through a PageReader so that the folder feed (SPEC §4) lands on the
+page the game would fetch next. The same function runs over the writer's
+EncryptingStream to produce the ciphertext.
+"""
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass, field
+
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.stream import PageReader
+
+MAGIC = b"NadeoPak"
+IV_OFFSET = 12          # u64 header IV after magic + u32 version
+CIPHER_OFFSET = 20
+KNOWN_VERSIONS = (1, 2, 3)
+MAX_NAME = 0x1000        # longest folder/file name accepted (real ones are short)
+FOLDER_MIN = 8           # i32 parent + u32 name length
+FILE_MIN = 4 + 4 + 28    # i32 folder + u32 name length + fixed fields
+COMPRESSED_FLAGS = 0x7C
+NO_FEED_FLAG = 0x100000000
+
+_FILE_FIXED = struct.Struct("<5IQ")
+
+
+@dataclass(frozen=True)
+class PakFolder:
+    index: int
+    parent: int
+    name: str                 # as stored, usually with a trailing backslash
+    parts: tuple[str, ...]    # sanitized path components from the archive root
+
+
+@dataclass(frozen=True)
+class PakFileRecord:
+    index: int
+    folder: int
+    name: str                 # as stored; may hold backslash sub-paths
+    parts: tuple[str, ...]    # sanitized path components from the archive root
+    unknown: int
+    size: int                 # uncompressed size
+    stored_size: int          # compressed size (bytes of data after the IV, before padding)
+    offset: int               # relative to dataOffset
+    class_id: int
+    flags: int
+
+    @property
+    def path(self) -> str:
+        return "/".join(self.parts)
+
+    @property
+    def compressed(self) -> bool:
+        return bool(self.flags & COMPRESSED_FLAGS)
+
+    @property
+    def feeds(self) -> bool:
+        """Embedded GBX nodes feed ivXor unless the "no dummy write" bit is set."""
+        return not self.flags & NO_FEED_FLAG
+
+
+@dataclass
+class PakHeader:
+    version: int
+    stored_md5: bytes
+    md5_ok: bool
+    meta_offset: int
+    data_offset: int
+    meta_size: int            # uncompressed size of the metadata records
+    meta_stored_size: int     # compressed size
+    extra: bytes              # the 16 unnamed bytes (version >= 3)
+    flags: int
+    folders: list[PakFolder] = field(default_factory=list)
+    files: list[PakFileRecord] = field(default_factory=list)
+    folder_feed: bytes | None = None   # what the folder feed fed, None when it did not apply
+    plain_size: int = 0       # plain header bytes from the md5 field to the end of the file table
+
+
+def decode_name(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def folder_feed_bytes(folder_names: list[str]) -> bytes | None:
+    """SPEC §4: with more than 2 folders and a third stored name longer than 4
+    characters, the game feeds UTF-16LE bytes 4..7 (its 3rd and 4th chars)."""
+    if len(folder_names) > 2 and len(folder_names[2]) > 4:
+        return folder_names[2].encode("utf-16-le")[4:8]
+    return None
+
+
+def _component(name: str) -> str:
+    # A pak path must not escape its folder or smuggle a separator.
+    name = name.replace("/", "_").replace("\0", "_")
+    return "_" + name if name in (".", "..") else name
+
+
+def split_name(name: str) -> tuple[str, ...]:
+    return tuple(_component(p) for p in name.split("\\") if p)
+
+
+class _Fields:
+    def __init__(self, src: PageReader):
+        self.src = src
+
+    def take(self, n: int) -> bytes:
+        try:
+            return self.src.read(n)
+        except GbxError as e:
+            raise PakError(f"pak header truncated: {e.reason}") from None
+
+    def u32(self) -> int:
+        return struct.unpack("<I", self.take(4))[0]
+
+    def i32(self) -> int:
+        return struct.unpack("<i", self.take(4))[0]
+
+    def string(self, what: str) -> str:
+        n = self.u32()
+        if n > MAX_NAME:
+            raise PakError(f"{what} name of {n} bytes is too long (limit {MAX_NAME})")
+        return decode_name(self.take(n))
+
+    def count(self, what: str, min_size: int) -> int:
+        n = self.u32()
+        left = self.src.remaining
+        if n * min_size > left:
+            raise PakError(f"{n} {what} need at least {n * min_size} bytes, the pak has {left} left")
+        return n
+
+
+def read_header(stream, version: int, cipher_size: int) -> PakHeader:
+    """Parse the plain header from `stream` (page fetch + feed), which holds
+    `cipher_size` bytes of ciphertext."""
+    src = PageReader(stream, cipher_size)
+    f = _Fields(src)
+    md5 = f.take(16)
+    meta_offset, data_offset = f.u32(), f.u32()
+    meta_size = meta_stored = 0
+    if version >= 2:
+        meta_size, meta_stored = f.u32(), f.u32()
+    extra = f.take(16) if version >= 3 else b""
+    flags = f.u32()
+    n_folders = f.count("folders", FOLDER_MIN)
+    raw_folders = []
+    for _ in range(n_folders):
+        raw_folders.append((f.i32(), f.string("folder")))
+    fed = folder_feed_bytes([name for _, name in raw_folders])
+    if fed is not None:
+        stream.feed(fed)
+    folders = _resolve_folders(raw_folders)
+    n_files = f.count("files", FILE_MIN)
+    files = []
+    for i in range(n_files):
+        folder = f.i32()
+        name = f.string("file")
+        unknown, size, stored, offset, class_id, fflags = _FILE_FIXED.unpack(f.take(_FILE_FIXED.size))
+        if not 0 <= folder < len(folders):
+            raise PakError(f"file {i} ({name!r}) is in folder {folder}, the pak has {len(folders)}")
+        parts = folders[folder].parts + split_name(name)
+        files.append(PakFileRecord(i, folder, name, parts, unknown, size, stored, offset, class_id, fflags))
+    plain = bytes(16) + bytes(src.taken[16:])
+    return PakHeader(version, md5, hashlib.md5(plain).digest() == md5, meta_offset, data_offset,
+                     meta_size, meta_stored, extra, flags, folders, files, fed, len(plain))
+
+
+def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:
+    """Full paths of folders; a parent must exist and the chain must end at -1."""
+    out: list[PakFolder | None] = [None] * len(raw)
+
+    def resolve(i: int) -> tuple[str, ...]:
+        chain = []
+        j = i
+        while j != -1 and out[j] is None:
+            if len(chain) > len(raw):
+                raise PakError(f"folder {i} has a cyclic parent chain")
+            parent = raw[j][0]
+            if parent != -1 and not 0 <= parent < len(raw):
+                raise PakError(f"folder {j} has parent {parent}, the pak has {len(raw)} folders")
+            chain.append(j)
+            j = parent
+        base = () if j == -1 else out[j].parts
+        for k in reversed(chain):
+            base = base + split_name(raw[k][1])
+            out[k] = PakFolder(k, raw[k][0], raw[k][1], base)
+        return out[i].parts
+
+    for i in range(len(raw)):
+        resolve(i)
+    return out  # type: ignore[return-value]
+
+
+def build_plain(version: int, *, meta_offset: int, data_offset: int, meta_size: int, meta_stored: int,
+                extra: bytes, flags: int, folders: list[tuple[int, str]],
+                files: list[tuple[int, str, int, int, int, int, int, int]]) -> bytes:
+    """Plain header bytes with a correct MD5 (the writer's side of read_header).
+    files: (folder, name, unknown, size, stored_size, offset, class_id, flags)."""
+    out = bytearray(16)
+    out += struct.pack("<II", meta_offset, data_offset)
+    if version >= 2:
+        out += struct.pack("<II", meta_size, meta_stored)
+    if version >= 3:
+        out += extra
+    out += struct.pack("<II", flags, len(folders))
+    for parent, name in folders:
+        raw = name.encode("utf-8")
+        out += struct.pack("<iI", parent, len(raw)) + raw
+    out += struct.pack("<I", len(files))
+    for folder, name, *fixed in files:
+        raw = name.encode("utf-8")
+        out += struct.pack("<iI", folder, len(raw)) + raw + _FILE_FIXED.pack(*fixed)
+    out[:16] = hashlib.md5(out).digest()
+    return bytes(out)
