@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import struct
 import zlib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -52,6 +53,18 @@ _READERS: dict[str, tuple[Callable[[GbxReader], Any], str | None]] = {
     "box": (methodcaller("floats", 6), None),
 }
 META_NAMES = ("id", "collection", "author")
+
+# fixed-size types that can be read together with one struct call: type -> (format, values)
+_FIXED = {
+    "uint8": ("B", 1), "int8": ("b", 1), "uint16": ("H", 1), "int16": ("h", 1), "uint32": ("I", 1),
+    "int32": ("i", 1), "uint64": ("Q", 1), "int64": ("q", 1), "float": ("f", 1), "bool": ("I", 1),
+    "vec2": ("2f", 2), "vec3": ("3f", 3), "vec4": ("4f", 4), "color": ("3f", 3), "int2": ("2i", 2),
+    "int3": ("3i", 3), "iso4": ("12f", 12), "mat3": ("9f", 9), "box": ("6f", 6),
+}
+
+
+def _fusable(s: dsl.Stmt) -> bool:
+    return isinstance(s, dsl.Field) and s.type in _FIXED and s.count is None and not s.enum
 
 
 def _small_len(r: GbxReader) -> int:
@@ -354,7 +367,18 @@ class _Linker:
 
     # -- compile -------------------------------------------------------------------------------
     def block(self, stmts: list[dsl.Stmt], file: str) -> Run:
-        runs = [self.stmt(s, file) for s in stmts]
+        runs: list[Run] = []
+        i = 0
+        while i < len(stmts):
+            j = i
+            while j < len(stmts) and _fusable(stmts[j]):
+                j += 1
+            if j - i >= 2:
+                runs.append(self.fused(stmts[i:j], file))
+                i = j
+            else:
+                runs.append(self.stmt(stmts[i], file))
+                i += 1
         if len(runs) == 1:
             return runs[0]
 
@@ -363,13 +387,55 @@ class _Linker:
                 run(r, f)
         return run_all
 
+    def fused(self, fields: list[dsl.Stmt], file: str) -> Run:
+        """Consecutive fixed-size numeric fields read with one struct call (binary
+        files). Text files, and any short read (for a precise error), take the
+        field-by-field path."""
+        slow = [self.stmt(s, file) for s in fields]
+        fmt = "<"
+        layout: list[tuple[str, int, int, bool, int]] = []   # name, index, count, is_bool, byte offset
+        index = offset = 0
+        for s in fields:
+            code, n = _FIXED[s.type]
+            fmt += code
+            layout.append((s.name, index, n, s.type == "bool", offset))
+            index += n
+            offset += struct.calcsize("<" + code)
+        unpack = struct.Struct(fmt).unpack_from
+        size = struct.calcsize(fmt)
+        where = f"{file}:{fields[0].line}"
+
+        def slow_path(r: GbxReader, f: Frame) -> None:
+            for run in slow:
+                run(r, f)
+
+        def fused(r: GbxReader, f: Frame) -> None:
+            if r.text or (r._end is not None and r._pos + size > r._end):
+                return slow_path(r, f)
+            start = r.tell()
+            vals = unpack(r._take(size))
+            values = f.values
+            for name, i, n, is_bool, off in layout:
+                v = vals[i] if n == 1 else vals[i:i + n]
+                if is_bool:
+                    if v > 1:
+                        e = GbxError(f"bool is {v:#x}, not 0 or 1", offset=r.offset_base + start + off)
+                        e.decl = f"{where} {name}"
+                        raise e
+                    v = v == 1
+                if name in values:
+                    f.set(name, v)
+                else:
+                    values[name] = v
+        return fused
+
     def expr(self, text: str, file: str, line: int) -> Callable[[GbxReader, Frame], Any]:
         fn, _ = compile_expr(text)
         where = f"{file}:{line}"
 
         def evaluate(r: GbxReader, f: Frame) -> Any:
             try:
-                return fn(lambda name: f.lookup(name, r))
+                return fn(f, r)
             except KeyError as e:
                 raise GbxError(f"{where}: {e.args[0]!r} was not read (condition not met?) in {text!r}",
                                offset=r.offset_base + r.tell()) from None
@@ -455,6 +521,22 @@ class _Linker:
 
     def field(self, s: dsl.Field, file: str) -> Run:
         name, where = s.name, f"{file}:{s.line} {s.name or s.type}"
+        if s.count is None and not s.enum and s.type in _READERS and s.type != "meta":
+            call = _READERS[s.type][0]
+
+            def scalar(r: GbxReader, f: Frame) -> None:   # the hot path: one plain field
+                try:
+                    v = call(r)
+                except GbxError as e:
+                    if e.decl is None:
+                        e.decl = where
+                    raise
+                values = f.values
+                if name in values:
+                    f.set(name, v)
+                else:
+                    values[name] = v
+            return scalar
         read = self.reader_for(s, file)
         if s.count is not None:
             read = self.array(s, read, file)

@@ -12,8 +12,9 @@ import re
 import struct
 from typing import Any, Callable
 
-Lookup = Callable[[str], Any]
-Compiled = Callable[[Lookup], Any]
+# A compiled expression is called as fn(scope, reader): names are looked up with
+# scope.lookup(name, reader) (engine.Frame), so no closure is built per evaluation.
+Compiled = Callable[[Any, Any], Any]
 
 
 class ExprError(ValueError):
@@ -91,7 +92,7 @@ def parse(text: str) -> ast.Expression:
 
 
 def compile_expr(text: str) -> tuple[Compiled, set[str]]:
-    """Compile an expression; returns (function(lookup) -> value, names used)."""
+    """Compile an expression; returns (function(scope, reader) -> value, names used)."""
     tree = parse(text)
     return _compile(tree.body, text), names_in(tree)
 
@@ -102,64 +103,71 @@ def _compile(node: ast.AST, text: str) -> Compiled:
         if not isinstance(node.value, (int, float, str, bytes, bool, type(None))):
             raise ExprError(f"constant {node.value!r} not allowed in {text!r}")
         value = node.value
-        return lambda env: value
+        return lambda f, r: value
     if isinstance(node, ast.Name):
         name = node.id
         if name in ("True", "False", "None"):
             value = {"True": True, "False": False, "None": None}[name]
-            return lambda env: value
-        return lambda env: env(name)
+            return lambda f, r: value
+        return lambda f, r: f.lookup(name, r)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         op, a, b = _BINOPS[type(node.op)], c(node.left), c(node.right)
         if isinstance(node.op, ast.LShift):
-            def shift(env):
-                x, y = a(env), b(env)
+            def shift(f, r):
+                x, y = a(f, r), b(f, r)
                 if not 0 <= y <= 64:
                     raise ValueError(f"shift by {y}")
                 return x << y
             return shift
         if isinstance(node.op, ast.Mult):
             # no unbounded values from hostile counts: sequences are never multiplied
-            def mul(env):
-                x, y = a(env), b(env)
+            def mul(f, r):
+                x, y = a(f, r), b(f, r)
                 if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
                     raise TypeError("only numbers can be multiplied")
                 return x * y
             return mul
-        return lambda env: op(a(env), b(env))
+        return lambda f, r: op(a(f, r), b(f, r))
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
         op, a = _UNOPS[type(node.op)], c(node.operand)
-        return lambda env: op(a(env))
+        return lambda f, r: op(a(f, r))
     if isinstance(node, ast.BoolOp):
         parts = [c(v) for v in node.values]
         if isinstance(node.op, ast.And):
-            def all_(env):
-                r = True
+            def all_(f, r):
+                v = True
                 for p in parts:
-                    r = p(env)
-                    if not r:
-                        return r
-                return r
+                    v = p(f, r)
+                    if not v:
+                        return v
+                return v
             return all_
 
-        def any_(env):
-            r = False
+        def any_(f, r):
+            v = False
             for p in parts:
-                r = p(env)
-                if r:
-                    return r
-            return r
+                v = p(f, r)
+                if v:
+                    return v
+            return v
         return any_
     if isinstance(node, ast.Compare):
         if not all(type(o) in _CMPOPS for o in node.ops):
             raise ExprError(f"comparison not allowed in {text!r}")
         first = c(node.left)
         rest = [(_CMPOPS[type(o)], c(v)) for o, v in zip(node.ops, node.comparators)]
+        if len(rest) == 1:          # the common case (`version >= 3`): one call less
+            op, right = rest[0]
+            if isinstance(node.left, ast.Name) and isinstance(node.comparators[0], ast.Constant) \
+                    and node.left.id not in ("True", "False", "None"):
+                name, const = node.left.id, node.comparators[0].value
+                return lambda f, r: op(f.lookup(name, r), const)
+            return lambda f, r: op(first(f, r), right(f, r))
 
-        def compare(env):
-            left = first(env)
+        def compare(f, r):
+            left = first(f, r)
             for op, right_fn in rest:
-                right = right_fn(env)
+                right = right_fn(f, r)
                 if not op(left, right):
                     return False
                 left = right
@@ -167,28 +175,28 @@ def _compile(node: ast.AST, text: str) -> Compiled:
         return compare
     if isinstance(node, ast.IfExp):
         t, a, b = c(node.test), c(node.body), c(node.orelse)
-        return lambda env: a(env) if t(env) else b(env)
+        return lambda f, r: a(f, r) if t(f, r) else b(f, r)
     if isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
             raise ExprError(f"only the functions {', '.join(sorted(FUNCTIONS))} may be called in {text!r}")
         fn = FUNCTIONS[node.func.id]
         args = [c(a) for a in node.args]
-        return lambda env: fn(*[a(env) for a in args])
+        return lambda f, r: fn(*[a(f, r) for a in args])
     if isinstance(node, ast.Tuple):
         items = [c(e) for e in node.elts]
-        return lambda env: tuple(i(env) for i in items)
+        return lambda f, r: tuple(i(f, r) for i in items)
     if isinstance(node, ast.Attribute):
         base, attr = c(node.value), node.attr
-        return lambda env: base(env)[attr]
+        return lambda f, r: base(f, r)[attr]
     if isinstance(node, ast.Subscript):
         base = c(node.value)
         sl = node.slice
         if isinstance(sl, ast.Slice):
-            lo = c(sl.lower) if sl.lower else (lambda env: None)
-            hi = c(sl.upper) if sl.upper else (lambda env: None)
+            lo = c(sl.lower) if sl.lower else (lambda f, r: None)
+            hi = c(sl.upper) if sl.upper else (lambda f, r: None)
             if sl.step is not None:
                 raise ExprError(f"slice steps not allowed in {text!r}")
-            return lambda env: base(env)[lo(env):hi(env)]
+            return lambda f, r: base(f, r)[lo(f, r):hi(f, r)]
         idx = c(sl)
-        return lambda env: base(env)[idx(env)]
+        return lambda f, r: base(f, r)[idx(f, r)]
     raise ExprError(f"{type(node).__name__} not allowed in expression {text!r}")

@@ -36,7 +36,7 @@ def walk_node(r: GbxReader, node: Node) -> None:
         try:
             raw_id = r.chunk_id()
         except GbxError as e:
-            raise e.add_context(node=node_label(node), where="body")
+            raise _walker_error(e.add_context(node=node_label(node), where="body"))
         if raw_id == END_MARKER:
             node.complete = True
             return
@@ -53,7 +53,7 @@ def walk_node(r: GbxReader, node: Node) -> None:
             err = GbxError(f"unknown chunk {cid:08X} is not skippable; the rest of the node cannot be read",
                            offset=base + at, chunk_id=cid, node=node_label(node), where="body")
             node.error = err
-            raise err
+            raise _walker_error(err)
         start = r.tell()
         try:
             values = decl.decode(r, cid)
@@ -67,18 +67,26 @@ def walk_node(r: GbxReader, node: Node) -> None:
                                  values, None, stored_id))
 
 
+def _walker_error(e: GbxError) -> GbxError:
+    """Mark an error as the walker's own, so that the declaration field holding the
+    node reference does not claim it (decl stays empty)."""
+    if e.decl is None:
+        e.decl = ""
+    return e
+
+
 def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: Any, at: int) -> None:
     base = r.offset_base
     try:
         size = r.u32()
     except GbxError as e:
-        raise e.add_context(chunk_id=cid, node=node_label(node), where="body")
+        raise _walker_error(e.add_context(chunk_id=cid, node=node_label(node), where="body"))
     start = r.tell()
     if r.remaining is not None and size > r.remaining:
         err = GbxError(f"skippable chunk size {size} exceeds the {r.remaining} bytes left",
                        offset=base + start - 4, chunk_id=cid, node=node_label(node), where="body")
         node.error = err
-        raise err
+        raise _walker_error(err)
     values = error = None
     if decl is not None:
         try:
