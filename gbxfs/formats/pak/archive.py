@@ -1,0 +1,83 @@
+"""A TrackMania pak (version 3): opened with its key, entered lazily.
+
+    arc = PakArchive(read_at, size, key)      # decrypts the header only
+    arc.header.md5_ok, arc.folders, arc.files
+    arc.metadata().headers[index]             # GBX header bytes, no data decrypted
+    e = arc.entry(rec); e.size; e.check(); e.read(offset, n); e.pieces()
+
+`read_at(offset, size)` returns up to `size` bytes of the pak (the caller's
+I/O). Bad input raises PakError; per-entry problems stay on the entry.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+from typing import Any
+
+from gbxfs.formats.pak.cipher import BLOCK, PakKey
+from gbxfs.formats.pak.entry import PakEntry
+from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, MAGIC, PakFileRecord,
+                                      PakHeader, read_header)
+from gbxfs.formats.pak.metadata import Metadata, read_metadata
+from gbxfs.formats.pak.stream import EncryptedStream, ReadAt, read_exact
+
+
+def peek_version(read_at: ReadAt, size: int) -> int:
+    """The pak version after the "NadeoPak" magic (PakError if not a pak)."""
+    if size < 12:
+        raise PakError(f"not a pak: {size} bytes is shorter than its magic and version")
+    head = read_exact(read_at, 0, 12, "magic")
+    if head[:8] != MAGIC:
+        raise PakError("not a pak (no NadeoPak magic)", 0)
+    return struct.unpack_from("<I", head, 8)[0]
+
+
+class PakArchive:
+    def __init__(self, read_at: ReadAt, size: int, key: bytes, *, cache: Any = None):
+        self._read_at = read_at
+        self.size = size
+        self.version = peek_version(read_at, size)
+        if self.version not in KNOWN_VERSIONS:
+            more = " (6+ is a ManiaPlanet pack: see packgbx)" if self.version >= 6 else ""
+            raise PakError(f"unsupported pak version {self.version}{more}", 8)
+        if size < CIPHER_OFFSET + BLOCK:
+            raise PakError(f"pak truncated: {size} bytes cannot hold a header")
+        self.key = PakKey(key)
+        self._cache = cache
+        cipher_size = (size - CIPHER_OFFSET) & ~(BLOCK - 1)
+        stream = EncryptedStream(read_at, self.key, IV_OFFSET, cipher_size)
+        try:
+            self.header: PakHeader = read_header(stream, self.version, cipher_size)
+        except PakError as e:
+            raise PakError(f"header does not decode (wrong key or corrupt pak): {e.reason}") from None
+        self._entries: dict[int, PakEntry] = {}
+        self._metadata: Metadata | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def folders(self):
+        return self.header.folders
+
+    @property
+    def files(self) -> list[PakFileRecord]:
+        return self.header.files
+
+    def metadata(self) -> Metadata:
+        if self._metadata is None:
+            h = self.header
+            with self._lock:
+                if self._metadata is None:
+                    self._metadata = read_metadata(self._read_at, self.size, self.key, h.meta_offset,
+                                                   h.meta_size, h.meta_stored_size, len(h.files))
+        return self._metadata
+
+    def entry(self, rec: PakFileRecord) -> PakEntry:
+        e = self._entries.get(rec.index)
+        if e is None:
+            with self._lock:
+                e = self._entries.get(rec.index)
+                if e is None:
+                    e = PakEntry(self._read_at, self.size, self.key, self.header.data_offset, rec, self._cache)
+                    self._entries[rec.index] = e
+        return e

@@ -1,0 +1,205 @@
+"""One file of a pak: exact size up front, verified bytes on demand.
+
+Kinds:
+- raw stored: CBC decrypts at any offset (the previous ciphertext block is
+  the IV), no checksum exists, nothing to verify;
+- raw compressed: one verifying pass (zlib end + Adler-32 + size), then
+  random access from checkpoints (seekinflate);
+- embedded GBX (starts with "GBX", feeds not disabled): decrypted once while
+  parsed (gbxentry), which proves it and records the ivXor folds; later reads
+  decrypt in bulk with those folds, like a raw entry.
+
+An entry that cannot be verified raises PakError from read()/pieces(), with
+the reason in `error`.
+"""
+from __future__ import annotations
+
+import threading
+import zlib
+from typing import Any, Iterator
+
+from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
+from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, run_gbx_pass
+from gbxfs.formats.pak.header import PakFileRecord
+from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
+from gbxfs.formats.pak.stream import EncryptedStream, plain_range
+
+MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
+STORED_PIECE = 1 << 20
+
+
+class _NoCache:
+    def get(self, key: Any, default: Any = None) -> Any:
+        return default
+
+    def put(self, key: Any, value: Any, nbytes: int) -> None:
+        pass
+
+
+class PakEntry:
+    def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
+                 cache: Any = None):
+        self.rec = rec
+        self.size = rec.size
+        self._read_at = read_at
+        self._key = key
+        self._cache = cache if cache is not None else _NoCache()
+        self._token = object()         # this entry's cache key prefix
+        self._lock = threading.Lock()
+        self.start = data_offset + rec.offset
+        self.length = align8(rec.stored_size)
+        self.error: str | None = None
+        self.checked = False
+        self.gbx: GbxPass | None = None    # result of the GBX pass (data dropped after caching)
+        self._folds: list[tuple[int, int]] = []
+        self._inflate: SeekableInflate | None = None
+        self._kind: str | None = None
+        self.error = self._static_error(file_size)
+        if self.error:
+            self.checked = True
+
+    def _static_error(self, file_size: int) -> str | None:
+        rec = self.rec
+        end = self.start + 8 + self.length
+        if end > file_size:
+            return f"pak truncated: data ends at {end:#x}, the pak has {file_size:#x} bytes"
+        if not rec.compressed and rec.stored_size < rec.size:
+            return f"stored entry holds {rec.stored_size} bytes, the file table says {rec.size}"
+        if rec.compressed and rec.size and not rec.stored_size:
+            return "compressed entry has no data"
+        return None
+
+    # -- plain data ---------------------------------------------------------------
+    def _plain(self, offset: int, size: int) -> bytes:
+        return plain_range(self._read_at, self._key, self.start, self.length, offset, size, self._folds)
+
+    @property
+    def kind(self) -> str:
+        """"gbx" when the entry is an embedded GBX whose nodes feed ivXor, else "raw"."""
+        if self._kind is None:
+            self._kind = "raw"
+            if self.error is None and self.rec.feeds and self.size >= len(GBX_MAGIC):
+                try:
+                    head = self._plain(0, min(self.rec.stored_size, PAGE))
+                    if self.rec.compressed:
+                        head = zlib.decompressobj().decompress(head, len(GBX_MAGIC))
+                    if head[:3] == GBX_MAGIC:
+                        self._kind = "gbx"
+                except (PakError, zlib.error):
+                    pass  # the verifying pass will report it
+        return self._kind
+
+    # -- verification -----------------------------------------------------------
+    def check(self) -> str | None:
+        """Verify once (may decrypt the whole entry); the reason when unverifiable."""
+        if self.checked:
+            return self.error
+        with self._lock:
+            if not self.checked:
+                try:
+                    self._verify()
+                except PakError as e:
+                    self.error = e.reason
+                self.checked = True
+        return self.error
+
+    def _verify(self) -> None:
+        if self.kind == "gbx":
+            self._gbx_pass()
+        elif self.rec.compressed:
+            for at, piece in self._inflater().verify_pass():
+                self._cache.put((self._token, at), piece, len(piece))
+
+    def _gbx_pass(self) -> GbxPass:
+        if self.size > MAX_GBX_ENTRY:
+            raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
+        stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
+        res = run_gbx_pass(stream, self.size, self.rec.compressed)
+        self.gbx = res
+        if not res.verified:
+            raise PakError(res.error or "unverifiable")
+        self._folds = res.folds
+        self._cache.put((self._token, "gbx"), res.data, len(res.data))
+        return res
+
+    def _inflater(self) -> SeekableInflate:
+        if self._inflate is None:
+            self._inflate = SeekableInflate(self._plain, self.rec.stored_size, self.size)
+        return self._inflate
+
+    # -- reading -----------------------------------------------------------------
+    def read(self, offset: int, size: int) -> bytes:
+        err = self.check()
+        if err:
+            raise PakError(err)
+        end = min(self.size, offset + size)
+        if offset >= end:
+            return b""
+        if self.kind == "gbx":
+            data = self._cache.get((self._token, "gbx"))
+            if data is not None:
+                return data[offset:end]
+        if not self.rec.compressed:
+            return self._plain(offset, end - offset)
+        return self._read_compressed(offset, end)
+
+    def _read_compressed(self, offset: int, end: int) -> bytes:
+        inf = self._inflater()
+        if not inf.verified:
+            with self._lock:  # a GBX entry proven by its parse: build checkpoints once
+                if not inf.verified:
+                    for _ in inf.verify_pass():
+                        pass
+        parts = []
+        first = at = offset - offset % CHUNK
+        while at < end:
+            piece = self._cache.get((self._token, at))
+            if piece is not None:
+                parts.append(piece)
+                at += len(piece)
+                continue
+            # a miss: inflate from the nearest checkpoint to `end`, caching every piece
+            for p_at, p in inf.pieces(at, end):
+                self._cache.put((self._token, p_at), p, len(p))
+                if p_at >= at:
+                    parts.append(p)
+            break
+        data = b"".join(parts)
+        return data[offset - first : end - first]
+
+    def pieces(self, piece_size: int = STORED_PIECE) -> Iterator[bytes]:
+        """The whole entry in order, with bounded memory (for extraction).
+        Raises PakError as soon as the entry proves unverifiable; consumers
+        must not keep what they got before that as a good file."""
+        if self.error:
+            raise PakError(self.error)
+        if self.kind == "gbx":
+            data = self._cache.get((self._token, "gbx"))
+            if data is None:
+                with self._lock:
+                    try:
+                        data = self._gbx_pass().data
+                    except PakError as e:
+                        self.error, self.checked = e.reason, True
+                        raise
+                    self.checked = True
+            for i in range(0, len(data), piece_size):
+                yield data[i : i + piece_size]
+            return
+        if self.rec.compressed:
+            if self.checked and self._inflater().verified:
+                for _, p in self._inflater().pieces(0, self.size):
+                    yield p
+                return
+            try:
+                for _, p in self._inflater().verify_pass():
+                    yield p
+            except PakError as e:
+                self.error, self.checked = e.reason, True
+                raise
+            self.checked = True
+            return
+        self.checked = True
+        for i in range(0, self.size, piece_size):
+            yield self._plain(i, min(piece_size, self.size - i))

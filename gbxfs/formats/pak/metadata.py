@@ -1,0 +1,80 @@
+"""The metadata section: the header of every GBX entry, without its data.
+
+At metaDataOffset: an 8-byte IV, then the ciphertext of zlib(records),
+padded with zeros to a multiple of 0x100 compressed bytes. A record is an
+i32 file index and that file's GBX header up to and including numNodes; an
+index outside the file table (-1) ends the list. No feeds are involved, so
+the whole section decrypts in bulk.
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.header import read_header
+from gbxfs.formats.gbx.reader import BytesSource, GbxReader
+from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
+from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.stream import plain_range
+
+MAX_META = 64 << 20     # refuse a declared metadata size beyond this before inflating
+
+
+@dataclass
+class Metadata:
+    headers: dict[int, bytes] = field(default_factory=dict)   # file index -> GBX header bytes
+    error: str | None = None     # why (part of) the section could not be read
+
+
+def stored_length(stored_size: int) -> int:
+    """Ciphertext bytes of the section: compressed size rounded up to a page."""
+    return -(-stored_size // PAGE) * PAGE
+
+
+def read_metadata(read_at, file_size: int, key: PakKey, offset: int, size: int, stored_size: int,
+                  num_files: int) -> Metadata:
+    out = Metadata()
+    if size == 0 and stored_size == 0:
+        return out
+    if size > MAX_META:
+        out.error = f"metadata size {size} exceeds the {MAX_META}-byte limit"
+        return out
+    length = min(stored_length(stored_size), max(0, (file_size - offset - 8)) & ~7)
+    if length < align8(stored_size) or offset + 8 > file_size:
+        out.error = f"metadata section truncated ({stored_size} compressed bytes declared)"
+        return out
+    try:
+        plain = plain_range(read_at, key, offset, length, 0, stored_size)
+        z = zlib.decompressobj()
+        records = z.decompress(plain, size + 1)
+        if not z.eof:
+            raise PakError("metadata zlib stream does not end (or exceeds its declared size)")
+    except (PakError, zlib.error) as e:
+        out.error = f"metadata section unreadable: {e}"
+        return out
+    if len(records) != size:
+        out.error = f"metadata inflates to {len(records)} bytes, the header says {size}"
+    _parse_records(records, num_files, out)
+    return out
+
+
+def _parse_records(records: bytes, num_files: int, out: Metadata) -> None:
+    pos = 0
+    while True:
+        if pos + 4 > len(records):
+            out.error = out.error or "metadata records end without a terminating index"
+            return
+        (index,) = struct.unpack_from("<i", records, pos)
+        pos += 4
+        if not 0 <= index < num_files:
+            return
+        try:
+            header = read_header(GbxReader(BytesSource(records, pos)), refs=False)
+        except GbxError as e:
+            out.error = f"metadata record for file {index} is not a GBX header: {e}"
+            return
+        end = pos + header.header_end
+        out.headers[index] = records[pos:end]
+        pos = end
