@@ -1,0 +1,142 @@
+"""`gbxfs coverage [--markdown | --json] [--failures] DIR`: how many GBX files under DIR
+parse completely, per kind (map, replay, ghost, item, other) and game generation.
+
+"Complete" is `gbxfs info`'s body_status: the walk reached the main node's end marker
+exactly at the end of the body. When DIR holds a MANIFEST.tsv (the shared corpus), its
+`kind` column and its notes ("game≈TM Sunrise", "TMNF ...") are used; otherwise the
+kind comes from the main class and the generation from the file
+(gbxfs.formats.gbx.generation). Files that are not GBX (GP2 tracks, raw chunk dumps)
+are left out.
+
+Exit codes: 0 table printed; 2 usage; 3 DIR not found.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from gbxfs.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.formats import gbx
+from gbxfs.formats.gbx import generation
+from gbxfs.formats.gbx.errors import GbxError
+
+KINDS = ("map", "replay", "ghost", "item", "other")
+KIND_BY_CLASS = {0x03043000: "map", 0x03093000: "replay", 0x03092000: "ghost", 0x2E002000: "item"}
+MAX_FILE = 512 << 20        # parse needs the whole file in memory
+
+
+@dataclass
+class Entry:
+    path: str                  # relative to DIR
+    kind: str
+    generation: str
+    status: str                # body status, or "failed" when the header is unusable
+    error: str | None = None
+
+
+def _manifest(root: Path) -> dict[str, dict[str, str]]:
+    path = root / "MANIFEST.tsv"
+    if not path.is_file():
+        return {}
+    with path.open(newline="", encoding="utf-8") as f:
+        return {row["path"]: row for row in csv.DictReader(f, delimiter="\t")}
+
+
+def examine(data: bytes, rel: str, row: dict[str, str] | None) -> Entry | None:
+    """One file's entry, or None when it is not a GBX file."""
+    if data[:3] != b"GBX":
+        return None
+    kind = row["kind"] if row and row.get("kind") in KINDS else None
+    gen = generation.from_note(row.get("notes", "")) if row else None
+    try:
+        g = gbx.parse(data)
+    except GbxError as e:
+        return Entry(rel, kind or "other", gen or "unknown", "failed", str(e))
+    kind = kind or KIND_BY_CLASS.get(g.header.class_id, "other")
+    gen = gen or generation.infer(g)
+    return Entry(rel, kind, gen, g.body.status, str(g.body.error) if g.body.error else None)
+
+
+def scan(root: Path) -> list[Entry]:
+    manifest = _manifest(root)
+    out = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
+        rel = path.relative_to(root).as_posix()
+        if rel == "MANIFEST.tsv":
+            continue
+        if path.stat().st_size > MAX_FILE:
+            continue
+        with path.open("rb") as f:
+            if f.read(3) != b"GBX":
+                continue
+        entry = examine(path.read_bytes(), rel, manifest.get(rel))
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
+def table(entries: list[Entry]) -> list[tuple[str, str, int, int]]:
+    """(kind, generation, complete, total) rows in KINDS x GENERATIONS order, with an
+    "all" row per kind."""
+    rows = []
+    for kind in KINDS:
+        mine = [e for e in entries if e.kind == kind]
+        if not mine:
+            continue
+        for gen in generation.GENERATIONS:
+            sel = [e for e in mine if e.generation == gen]
+            if sel:
+                rows.append((kind, gen, sum(e.status == "complete" for e in sel), len(sel)))
+        rows.append((kind, "all", sum(e.status == "complete" for e in mine), len(mine)))
+    return rows
+
+
+def _pct(done: int, total: int) -> str:
+    return f"{100 * done / total:.0f}%" if total else "-"
+
+
+def format_text(rows: list[tuple[str, str, int, int]]) -> str:
+    lines = [f"{'kind':<7} {'generation':<16} {'complete':>8} {'total':>6} {'':>5}"]
+    for kind, gen, done, total in rows:
+        lines.append(f"{kind:<7} {gen:<16} {done:>8} {total:>6} {_pct(done, total):>5}")
+    return "\n".join(lines) + "\n"
+
+
+def format_markdown(rows: list[tuple[str, str, int, int]]) -> str:
+    lines = ["| kind | generation | complete / total | |", "|---|---|---:|---:|"]
+    for kind, gen, done, total in rows:
+        g = f"**{gen}**" if gen == "all" else gen
+        lines.append(f"| {kind} | {g} | {done} / {total} | {_pct(done, total)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="gbxfs coverage", description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", help="folder to scan (recursively)")
+    fmt = ap.add_mutually_exclusive_group()
+    fmt.add_argument("--markdown", action="store_true", help="print a Markdown table (README)")
+    fmt.add_argument("--json", action="store_true", help="print every file's entry as JSON")
+    ap.add_argument("--failures", action="store_true", help="also list files that are not complete")
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_OK if e.code == 0 else EXIT_USAGE
+    root = Path(args.dir)
+    if not root.is_dir():
+        print(f"gbxfs: {root}: no such folder", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    entries = scan(root)
+    if args.json:
+        print(json.dumps([e.__dict__ for e in entries], indent=1, ensure_ascii=False))
+        return EXIT_OK
+    rows = table(entries)
+    sys.stdout.write(format_markdown(rows) if args.markdown else format_text(rows))
+    if args.failures:
+        for e in entries:
+            if e.status != "complete":
+                print(f"{e.status:<8} {e.kind:<6} {e.generation:<16} {e.path}: {e.error}")
+    return EXIT_OK
