@@ -30,6 +30,7 @@ COMMANDS.update({
     "cat": "gbxfs.cli.browse:cat_main",
 })
 COMMANDS["info"] = "gbxfs.cli.info:main"
+COMMANDS["coverage"] = "gbxfs.cli.coverage:main"
 
 
 def main(argv: list[str] | None = None) -> int:
