@@ -1,0 +1,45 @@
+"""The text of a pak's .pak-info.txt: `name = value` lines (SPEC §1)."""
+from __future__ import annotations
+
+from typing import Any
+
+from gbxfs.formats.pak.archive import PakArchive
+
+
+def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | None,
+                version: int | None = None) -> str:
+    lines = [f"pak = {name}"]
+    if arc is not None:
+        version = arc.version
+    if version is not None:
+        lines.append(f"version = {version}")
+    if keysrc is not None:
+        lines.append(f"key.packlist = {keysrc.packlist_path or '(none)'}")
+        if keysrc.entry_name is not None:
+            lines.append(f"key.entry = {keysrc.entry_name}")
+        if keysrc.signature_ok is not None:
+            lines.append("key.packlist_signature = " + (
+                "ok" if keysrc.signature_ok else "BAD (HMAC-MD5 mismatch; keys used anyway)"))
+    if arc is not None:
+        h = arc.header
+        lines += [
+            "header.md5 = " + ("ok" if h.md5_ok else f"MISMATCH (stored {h.stored_md5.hex()})"),
+            f"header.flags = {h.flags:#x}",
+            "header.folder_feed = " + (f"applied ({h.folder_feed.hex()})" if h.folder_feed else "not applied"),
+            f"header.data_offset = {h.data_offset}",
+            f"header.metadata_offset = {h.meta_offset}",
+            f"folders = {len(h.folders)}",
+            f"files = {len(h.files)}",
+            f"files.compressed = {sum(1 for f in h.files if f.compressed)}",
+            f"files.stored = {sum(1 for f in h.files if not f.compressed)}",
+            f"files.no_feed_flag = {sum(1 for f in h.files if not f.feeds)}",
+            f"files.total_size = {sum(f.size for f in h.files)}",
+            f"files.stored_size = {sum(f.stored_size for f in h.files)}",
+        ]
+        if h.md5_ok:
+            meta = arc.metadata()
+            lines.append(f"metadata.gbx_headers = {len(meta.headers)}")
+            lines.append("metadata = " + ("ok" if meta.error is None else f"error: {meta.error}"))
+    lines.append("status = " + ("ok" if error is None and (arc is None or arc.header.md5_ok)
+                                else f"error: {error or 'header MD5 mismatch'}"))
+    return "\n".join(lines) + "\n"
