@@ -31,6 +31,7 @@ COMMANDS.update({
 })
 COMMANDS["info"] = "gbxfs.cli.info:main"
 COMMANDS["coverage"] = "gbxfs.cli.coverage:main"
+COMMANDS["extract"] = "gbxfs.cli.extract:main"
 
 
 def main(argv: list[str] | None = None) -> int:

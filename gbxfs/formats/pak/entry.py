@@ -168,10 +168,11 @@ class PakEntry:
         data = b"".join(parts)
         return data[offset - first : end - first]
 
-    def pieces(self, piece_size: int = STORED_PIECE) -> Iterator[bytes]:
+    def pieces(self, piece_size: int = STORED_PIECE, index: bool = False) -> Iterator[bytes]:
         """The whole entry in order, with bounded memory (for extraction).
         Raises PakError as soon as the entry proves unverifiable; consumers
-        must not keep what they got before that as a good file."""
+        must not keep what they got before that as a good file. `index`:
+        keep seek checkpoints of a compressed entry for later reads."""
         if self.error:
             raise PakError(self.error)
         if self.kind == "gbx":
@@ -193,7 +194,7 @@ class PakEntry:
                     yield p
                 return
             try:
-                for _, p in self._inflater().verify_pass():
+                for _, p in self._inflater().verify_pass(index):
                     yield p
             except PakError as e:
                 self.error, self.checked = e.reason, True

@@ -70,7 +70,7 @@ class SeekableInflate:
                 if parts:
                     yield piece_start, b"".join(parts)
                 parts, piece_start = [], out_pos
-                if record and out_pos % CHECKPOINT == 0 and not z.eof:
+                if record and out_pos % CHECKPOINT == 0 and out_pos < stop and not z.eof:
                     self._checkpoints.append(_Checkpoint(out_pos, in_pos - len(pending), z.copy()))
             if z.eof:
                 break
@@ -104,12 +104,16 @@ class SeekableInflate:
             raise PakError(f"entry inflates to {out_pos} bytes, the file table says {self.size}")
         self.verified = True
 
-    def verify_pass(self) -> Iterator[tuple[int, bytes]]:
+    def verify_pass(self, index: bool = True) -> Iterator[tuple[int, bytes]]:
         """The one sequential pass: yields (offset, piece) in order and raises
-        PakError at the point the stream proves bad. Builds the checkpoints."""
+        PakError at the point the stream proves bad. With `index`, keeps the
+        checkpoints for later random access (a one-off extraction does not
+        need them: later reads then inflate from the start)."""
         self._checkpoints = [_Checkpoint(0, 0, zlib.decompressobj())]
         self.verified = False
         yield from self._run(self._checkpoints[0], self.size, record=True)
+        if not index:
+            del self._checkpoints[1:]
 
     def pieces(self, offset: int, end: int) -> Iterator[tuple[int, bytes]]:
         """CHUNK-aligned pieces from the checkpoint nearest before `offset` up to
