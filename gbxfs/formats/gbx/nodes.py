@@ -140,7 +140,10 @@ def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int 
         if not r.at_end() and (r.remaining is not None or (size is not None and r.tell() < size)):
             left = r.remaining if r.remaining is not None else size - r.tell()
             raise GbxError(f"{left} bytes after the main node's end marker", offset=r.tell(), where="body")
-    except GbxError as e:
+    except (GbxError, RecursionError) as e:
+        if isinstance(e, RecursionError):
+            # last-resort guard; MAX_DEPTH and the struct limit normally stop well before
+            e = GbxError("data nested too deeply to read", offset=r.tell(), where="body")
         result.error = e
         read_any = any(n.chunks for n in r.all_nodes)
         result.status = "partial" if read_any else "failed"
@@ -160,6 +163,8 @@ def decode_header_chunk(chunk: Chunk, *, text: bool = False, decls: Any = None) 
         if not r.at_end():
             raise GbxError(f"declaration read {r.tell()} of the chunk's {chunk.size} bytes",
                            offset=chunk.offset + r.tell())
-    except GbxError as e:
+    except (GbxError, RecursionError) as e:
+        if isinstance(e, RecursionError):
+            e = GbxError("data nested too deeply to read", offset=chunk.offset + r.tell())
         chunk.values = None
         chunk.error = e.add_context(chunk_id=chunk.chunk_id, where="header")

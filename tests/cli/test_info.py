@@ -1,0 +1,90 @@
+"""`gbxfs info`: summaries, JSON, exit codes, and no traceback on bad input."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, manifest_rows
+
+from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, main
+
+REPLAY = next((r["path"] for r in manifest_rows() if r["kind"] == "replay" and "BUCR" in r["format"]), None)
+
+
+@pytest.fixture()
+def replay(corpus):
+    return corpus / REPLAY
+
+
+@pytest.mark.corpus
+def test_text_summary(replay, capsys):
+    assert main(["info", str(replay)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f"path: {replay}" in out
+    assert "class: 03093000 CGameCtnReplayRecord" in out
+    assert "header: version 6, format BUCR" in out
+    assert "body: LZO " in out and "body_status: " in out
+
+
+@pytest.mark.corpus
+def test_json_summary_for_several_files(replay, tmp_path, capsys):
+    bad = tmp_path / "bad.Gbx"
+    bad.write_bytes(replay.read_bytes()[:200])
+    code = main(["info", "--json", str(replay), str(bad)])
+    assert code == EXIT_BAD_INPUT
+    out = json.loads(capsys.readouterr().out)
+    assert [o["path"] for o in out] == [str(replay), str(bad)]
+    s = out[0]
+    assert s["class_id"] == "03093000" and s["class_name"] == "CGameCtnReplayRecord"
+    assert s["header_version"] == 6 and s["format"] == "BUCR"
+    assert s["header_chunks"][0]["id"] == "03093000" and s["header_chunks"][0]["size"] > 0
+    assert s["num_nodes"] >= 1 and s["external_refs"] == []
+    assert s["body"]["compressed"] and s["body"]["uncompressed_size"] > 0
+    assert s["body_status"] in ("complete", "partial", "failed")
+    assert "userDataSize" in out[1]["error"]
+
+
+def test_garbage_and_missing_files(tmp_path, capsys):
+    garbage = tmp_path / "x.Gbx"
+    garbage.write_bytes(b"GBX\x06\x00BUCR" + bytes(7))
+    assert main(["info", str(garbage)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"gbxfs: {garbage}: ")
+    assert main(["info", str(tmp_path / "nope.Gbx")]) == EXIT_NOT_FOUND
+    other = tmp_path / "x.txt"
+    other.write_bytes(b"hello")
+    assert main(["info", "--json", str(other)]) == EXIT_BAD_INPUT
+    assert json.loads(capsys.readouterr().out)[0]["error"] == "not a GBX, pak or GP2 file"
+
+
+def test_truncated_body_is_bad_input(tmp_path, capsys):
+    sys.path.insert(0, str(ROOT / "tests" / "formats" / "gbx"))
+    from gbx_builder import build_gbx, node_body
+    data = build_gbx(class_id=0x01001000, body_comp="C", body=node_body([(0x01001000, bytes(4), False)]))
+    f = tmp_path / "t.Gbx"
+    f.write_bytes(data[:-2])
+    assert main(["info", "--json", str(f)]) == EXIT_BAD_INPUT
+    s = json.loads(capsys.readouterr().out)[0]
+    assert s["body_status"] == "failed" and "exceeds" in s["error"]
+    f.write_bytes(data)
+    assert main(["info", str(f)]) == EXIT_OK
+    assert "body_status: complete" in capsys.readouterr().out
+
+
+def test_no_traceback_from_the_real_command(tmp_path):
+    f = tmp_path / "trunc.Gbx"
+    f.write_bytes(b"GBX\x06\x00BUCR\x00\x30\x04\x03\xff\xff\xff\x7f")
+    env = dict(os.environ)
+    env.pop("GBXFS_DEBUG", None)
+    p = subprocess.run([sys.executable, "-m", "gbxfs", "info", "--json", str(f)], capture_output=True,
+                       text=True, cwd=ROOT, env=env)
+    assert p.returncode == EXIT_BAD_INPUT
+    assert "Traceback" not in p.stderr and len(p.stderr.splitlines()) == 1
+    assert json.loads(p.stdout)[0]["error"]
+
+
+def test_usage_errors(capsys):
+    assert main(["info"]) == 2

@@ -1,0 +1,60 @@
+"""Class data: the committed tables are exactly what tools/gen_classdb.py generates,
+and the lookups follow the shared tables' rules."""
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from conftest import ROOT
+
+from gbxfs.formats.gbx import classdb
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_classdb", ROOT / "tools" / "gen_classdb.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.corpus
+def test_committed_data_matches_a_regeneration(shared):
+    files = _generator().generate(shared / "classdb")
+    assert set(files) == {p.name for p in (ROOT / "gbxfs" / "data").glob("classdb_*.tsv")}
+    for name, text in files.items():
+        assert (ROOT / "gbxfs" / "data" / name).read_text(encoding="utf-8") == text, f"{name} is stale"
+
+
+def test_names_and_remapping():
+    assert classdb.class_name(0x03043000) == "CGameCtnChallenge"
+    assert classdb.remap(0x24003000) == 0x03043000
+    assert classdb.remap(0x24003002) == 0x03043002          # chunk ids keep their low 12 bits
+    assert classdb.class_name(0x24003000) == "CGameCtnChallenge"
+    assert classdb.class_name(0x2407E000) == "CGameCtnReplayRecord"
+    assert classdb.remap(0x03043002) == 0x03043002          # current ids are unchanged
+    assert classdb.class_name(0x7FFFF000) is None
+
+
+def test_chunk_names_by_kind():
+    assert classdb.chunk_name(0x03033001, header=True) == "desc"
+    assert classdb.chunk_info(0x03033001, header=True) == (False, "desc")
+    assert classdb.chunk_name(0x01001000) is None           # known chunk without a name
+    assert classdb.chunk_info(0x7FFFF001) is None
+
+
+def test_feed_ids_follow_the_table():
+    # default rule: unwrap(parent(class)); CControlText special case; CPlugCurveSimpleNod
+    assert classdb.feed_id(0x03079000) == 0x01001000        # CGameCtnMediaClip: parent CMwNod
+    assert classdb.feed_id(0x09185000) == 0x01001000
+    assert classdb.feed_id(0x7FFFF000) is None
+
+
+def test_feed_table_follows_the_documented_rule():
+    # classdb/README.md: feed_id(class) = unwrap(parent(class)), with CPlugCurveSimpleNod
+    # (09185000) the one listed exception; the CControlText case is inside the tables.
+    exceptions = {0x09185000}
+    feeds = classdb._feeds()
+    assert len(feeds) > 400
+    for cid, feed in feeds.items():
+        if cid not in exceptions:
+            assert classdb.unwrap(classdb.parent(cid)) == feed, f"{cid:08X}"
