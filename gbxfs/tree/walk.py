@@ -10,6 +10,7 @@ class WalkError(Exception):
     def __init__(self, message: str, path: str):
         super().__init__(f"{path}: {message}")
         self.path = path
+        self.reason = message
 
 
 class NotFound(WalkError):
