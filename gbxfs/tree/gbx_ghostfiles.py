@@ -137,7 +137,9 @@ def ghost_facts(node: Node) -> dict[str, Any]:
     return facts
 
 
-def render_ghost_txt(g: Ghost) -> bytes:
+def render_ghost_txt(g: Ghost | None) -> bytes:
+    if g is None:
+        return b"samples = 0\nnote = no CGameCtnGhost node in this file\n"
     lines = []
     for k, v in g.facts.items():
         if isinstance(v, list):
@@ -165,7 +167,7 @@ def render_ghost_txt(g: Ghost) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8", "replace")
 
 
-def render_ghost_csv(g: Ghost) -> bytes:
-    if g.track is None:
+def render_ghost_csv(g: Ghost | None) -> bytes:
+    if g is None or g.track is None:
         return render_csv(GhostTrack(encoding="none"))   # the header row alone
     return render_csv(g.track)

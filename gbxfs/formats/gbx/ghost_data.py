@@ -112,9 +112,14 @@ def decode_old_ghost(states: bytes, offsets: list[int], times: list[int], fixed:
     else:
         sample_times = list(times)
     sizes = {b - a for a, b in zip(offsets, offsets[1:])}
-    return _track("CGameGhost 0303F003", mobil_class_id if mobil_class_id is not None else CAR_CLASS_IDS[0],
-                  version, period if fixed else None, sizes.pop() if len(sizes) == 1 else None,
-                  records, sample_times)
+    # TM1.0 stores no recorded class (no chunk 0303F004): its ghosts are always cars
+    track = _track("CGameGhost 0303F003", mobil_class_id if mobil_class_id is not None else CAR_CLASS_IDS[0],
+                   version, period if fixed else None, sizes.pop() if len(sizes) == 1 else None,
+                   records, sample_times)
+    if mobil_class_id is None:
+        track.mobil_class_id = None
+        track.notes.append("recorded class not stored (no chunk 0303F004); decoded as a vehicle")
+    return track
 
 
 def _track(encoding, mobil, version, period, size, records, times) -> GhostTrack:
