@@ -144,3 +144,18 @@ def test_unverifiable_pak_entry_keeps_its_header(corpus):
     assert kids["thumbnail.jpg"].read(0, 2) == b"\xff\xd8"
     assert "Adler-32 mismatch" in kids["error.txt"].read(0, 4096).decode()
     assert kids["body"].children() == {}
+
+
+def test_map_embedded_items_zip_matches_its_item_list(corpus):
+    """embedded/items.zip is the stored ZIP (CRCs check), and its members are the
+    items the chunk lists (two places in 03043054: the metas and the ZIP)."""
+    import zipfile
+    d = _open(corpus, _first("map", "Simple TECH 1.Map"))
+    emb = d.children()["embedded"].children()
+    z = zipfile.ZipFile(io.BytesIO(emb["items.zip"].read(0, 1 << 24)))
+    assert z.testzip() is None
+    members = {m.replace("/", "\\") for m in z.namelist()}
+    text = emb["items.txt"].read(0, 1 << 16).decode()
+    listed = [line.split('"')[1] for line in text.splitlines() if line.strip().startswith("name = ")]
+    assert listed and all(("Items\\" + name) in members for name in listed)
+    assert all(m.replace("\\", "/") in text for m in members)
