@@ -156,6 +156,8 @@ def test_map_embedded_items_zip_matches_its_item_list(corpus):
     assert z.testzip() is None
     members = {m.replace("/", "\\") for m in z.namelist()}
     text = emb["items.txt"].read(0, 1 << 16).decode()
-    listed = [line.split('"')[1] for line in text.splitlines() if line.strip().startswith("name = ")]
+    import json                        # .txt values are JSON strings
+    listed = [json.loads(line.split(" = ", 1)[1]) for line in text.splitlines()
+              if line.strip().startswith("name = ")]
     assert listed and all(("Items\\" + name) in members for name in listed)
     assert all(m.replace("\\", "/") in text for m in members)
