@@ -2,15 +2,12 @@
 GBXFS_REQUIRE_CORPUS=1 (set by .ci/run), which turns a missing corpus into a failure."""
 from __future__ import annotations
 
-import csv
 import os
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("GBXFS_CORPUS", ROOT.parent / "shared" / "corpus"))
-SHARED = CORPUS.parent
+from corpusdata import CORPUS, ROOT, SHARED, manifest_rows  # noqa: F401 (re-exported for tests)
 
 
 def _require(path: Path) -> Path:
@@ -30,12 +27,3 @@ def corpus() -> Path:
 @pytest.fixture(scope="session")
 def shared() -> Path:
     return _require(SHARED)
-
-
-def manifest_rows() -> list[dict]:
-    """Rows of MANIFEST.tsv (empty when the corpus is absent; tests using it also use `corpus`)."""
-    path = CORPUS / "MANIFEST.tsv"
-    if not path.exists():
-        return []
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f, delimiter="\t"))

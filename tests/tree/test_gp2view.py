@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from conftest import CORPUS, manifest_rows
+from corpusdata import CORPUS, manifest_rows
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gp2view import open_gp2, probe
 from gbxfs.tree.source import BytesSource, FileSource

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from conftest import ROOT
+from corpusdata import ROOT
 
 from gbxfs.formats.gbx import classdb
 

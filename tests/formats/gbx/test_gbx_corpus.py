@@ -6,7 +6,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from conftest import manifest_rows
+from corpusdata import manifest_rows
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.body import read_body

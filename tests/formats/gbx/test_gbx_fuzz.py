@@ -3,7 +3,7 @@ exception, a hang or a huge allocation. Bounded example counts keep this fast.""
 from __future__ import annotations
 
 import pytest
-from conftest import CORPUS, manifest_rows
+from corpusdata import CORPUS, manifest_rows
 from gbx_builder import build_gbx, node_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

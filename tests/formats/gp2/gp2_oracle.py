@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import CORPUS, SHARED, manifest_rows
+from corpusdata import CORPUS, SHARED, manifest_rows
 
 FORMAT_MD = SHARED / "gp2" / "FORMAT.md"
 COMMANDS_TSV = SHARED / "gp2" / "commands.tsv"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from conftest import ROOT
+from corpusdata import ROOT
 from gbxfs.formats.gp2.commands import command_table
 from gp2_oracle import COMMANDS_TSV, argument_counts
 
