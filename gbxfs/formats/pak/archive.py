@@ -34,7 +34,7 @@ def peek_version(read_at: ReadAt, size: int) -> int:
 
 
 class PakArchive:
-    def __init__(self, read_at: ReadAt, size: int, key: bytes, *, cache: Any = None):
+    def __init__(self, read_at: ReadAt, size: int, key: bytes, *, cache: Any = None, decls: Any = None):
         self._read_at = read_at
         self.size = size
         self.version = peek_version(read_at, size)
@@ -45,6 +45,7 @@ class PakArchive:
             raise PakError(f"pak truncated: {size} bytes cannot hold a header")
         self.key = PakKey(key)
         self._cache = cache
+        self._decls = decls   # GBX chunk declarations for embedded GBX (None: the shipped ones)
         cipher_size = (size - CIPHER_OFFSET) & ~(BLOCK - 1)
         stream = EncryptedStream(read_at, self.key, IV_OFFSET, cipher_size)
         try:
@@ -78,6 +79,7 @@ class PakArchive:
             with self._lock:
                 e = self._entries.get(rec.index)
                 if e is None:
-                    e = PakEntry(self._read_at, self.size, self.key, self.header.data_offset, rec, self._cache)
+                    e = PakEntry(self._read_at, self.size, self.key, self.header.data_offset, rec, self._cache,
+                                  self._decls)
                     self._entries[rec.index] = e
         return e

@@ -39,8 +39,9 @@ class _NoCache:
 
 class PakEntry:
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
-                 cache: Any = None):
+                 cache: Any = None, decls: Any = None):
         self.rec = rec
+        self._decls = decls               # chunk declarations (None: the shipped ones)
         self.size = rec.size
         self._read_at = read_at
         self._key = key
@@ -115,7 +116,7 @@ class PakEntry:
         if self.size > MAX_GBX_ENTRY:
             raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
         stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
-        res = run_gbx_pass(stream, self.size, self.rec.compressed)
+        res = run_gbx_pass(stream, self.size, self.rec.compressed, decls=self._decls)
         self.gbx = res
         if not res.verified:
             raise PakError(res.error or "unverifiable")

@@ -76,13 +76,11 @@ def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None)
 
 def _parse(src, size: int, on_node, feed, decls, res: GbxPass) -> None:
     try:
-        r = GbxReader(src, decls=decls) if decls is not None else GbxReader(src)
+        r = GbxReader(src, decls=decls)
         header = read_header(r)
         kw = dict(class_id=header.raw_class_id, text=header.text, num_nodes=header.num_nodes,
                   externals=header.refs.by_node_index() if header.refs else None,
-                  on_node=on_node, feed=feed)
-        if decls is not None:
-            kw["decls"] = decls
+                  on_node=on_node, feed=feed, decls=decls)
         if header.body_compression == "C":
             # An LZO body is read whole before ReadNode: its feeds only touch later pages.
             rest = src.read(src.remaining)

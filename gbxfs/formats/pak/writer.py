@@ -40,6 +40,7 @@ class PakFile:
                                      # file name as a backslash sub-path (default: all but the last)
     metadata: bool = True            # GBX only: put its header in the metadata section
     unknown: int = 0
+    level: int = 9                   # zlib compression level
 
 
 def make_key_string(seed: str) -> bytes:
@@ -77,13 +78,13 @@ def _folder_table(files: list[PakFile], order: list[str]) -> tuple[list[tuple[in
     return table, index
 
 
-def _entry_blob(key: PakKey, f: PakFile, iv: bytes) -> tuple[bytes, int, bool]:
+def _entry_blob(key: PakKey, f: PakFile, iv: bytes, decls) -> tuple[bytes, int, bool]:
     """IV + ciphertext, the stored size, and whether it is a feeding GBX."""
-    plain = zlib.compress(f.data, 9) if f.compress else f.data
+    plain = zlib.compress(f.data, f.level) if f.compress else f.data
     stream = EncryptingStream(key, iv, plain)
     gbx = f.feeds and f.data[:3] == GBX_MAGIC
     if gbx:
-        res = run_gbx_pass(stream, len(f.data), f.compress)
+        res = run_gbx_pass(stream, len(f.data), f.compress, decls=decls)
         if not res.verified:
             raise ValueError(f"{f.path}: the reader could not verify this GBX entry: {res.error}")
     return stream.finish(), len(plain), gbx
@@ -101,10 +102,11 @@ def _class_id(f: PakFile) -> int:
 
 
 def build_pak(files: list[PakFile], key_string: bytes, *, folders: list[str] = (), seed: bytes = b"",
-              extra: bytes = bytes(range(16)), flags: int = 0, version: int = 3) -> bytes:
+              extra: bytes = bytes(range(16)), flags: int = 0, version: int = 3, decls=None) -> bytes:
     """The bytes of a pak holding `files` (in that order), encrypted with the
     key derived from `key_string`. `folders` fixes the order of some folders
-    (the third one decides the header folder feed); `seed` varies the IVs."""
+    (the third one decides the header folder feed); `seed` varies the IVs;
+    `decls`: GBX chunk declarations the reader will use (None: the shipped ones)."""
     if version != 3:
         raise ValueError("only version 3 paks are written")
     key = PakKey(packlist.derive_key(key_string))
@@ -113,7 +115,7 @@ def build_pak(files: list[PakFile], key_string: bytes, *, folders: list[str] = (
     offset = 0
     for i, f in enumerate(files):
         folder_path, name = _split(f)
-        blob, stored, gbx = _entry_blob(key, f, _iv(seed, f"file:{i}:{f.path}"))
+        blob, stored, gbx = _entry_blob(key, f, _iv(seed, f"file:{i}:{f.path}"), decls)
         fl = f.flags if f.flags is not None else (COMPRESSED_FLAG if f.compress else 0) | (
             0 if f.feeds else NO_FEED_FLAG)
         records.append((index[folder_path], name, f.unknown, len(f.data), stored, offset, _class_id(f), fl))
