@@ -90,7 +90,7 @@ class Frame:
     A name read twice in one scope is kept as name, name_2, ...; expressions see the
     latest."""
 
-    __slots__ = ("values", "latest", "parent", "chunk_id", "depth")
+    __slots__ = ("values", "latest", "parent", "chunk_id", "depth", "index")
 
     def __init__(self, parent: "Frame | None", chunk_id: int):
         self.values: dict[str, Any] = {}
@@ -98,6 +98,7 @@ class Frame:
         self.parent = parent
         self.chunk_id = chunk_id
         self.depth = 0 if parent is None else parent.depth + 1
+        self.index: int | None = None    # item number, in a loop item's frame
 
     def set(self, name: str, value: Any) -> None:
         values = self.values
@@ -123,6 +124,13 @@ class Frame:
             return self.chunk_id
         if name == "remaining":
             return r.remaining
+        if name == "item_index":    # number of the innermost loop item (0-based)
+            f = self
+            while f is not None and f.index is None:
+                f = f.parent
+            if f is None:
+                raise KeyError(name)
+            return f.index
         if name == "next_u32":      # a peek: the next u32, not consumed (None at the end)
             if r.text:
                 raise GbxError("next_u32 cannot be peeked in text-format files")
@@ -246,7 +254,7 @@ class _Linker:
 
     def chunk(self, d: dsl.ChunkDef) -> ChunkDecl:
         counter = [0]
-        body = self.prepare(d.body, d.file, set(dsl.SPECIAL_NAMES), counter, {d.chunk_id})
+        body = self.prepare(d.body, d.file, set(dsl.SPECIAL_NAMES) | {"item_index"}, counter, {d.chunk_id})
         if d.xml is not None and d.xml not in self.declared(d.body, set()):
             raise self.err(d.file, d.line, f"xml={d.xml}: no field of that name in this chunk")
         decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
@@ -625,6 +633,7 @@ class _Linker:
                 if len(items) >= MAX_COUNT:
                     raise GbxError(f"{where}: more than {MAX_COUNT} loop items")
                 sub = Frame(f, f.chunk_id)
+                sub.index = len(items)
                 start = r.tell()
                 try:
                     body(r, sub)
@@ -653,6 +662,7 @@ class _Linker:
                 if len(items) >= MAX_COUNT:
                     raise GbxError(f"{where}: more than {MAX_COUNT} loop items")
                 sub = Frame(f, f.chunk_id)
+                sub.index = len(items)
                 start = r.tell()
                 try:
                     body(r, sub)
