@@ -36,6 +36,12 @@ TYPE_ALIASES = {
     "smalllen": "smalllen", "smallstring": "smallstring",
 }
 
+# Aliases that also make good field names: right after a type they are the field's
+# name (`vec3 color`, `noderef node`); elsewhere they are types. The seed's own type
+# words (uint32, float, vec3, ...) are always types (`uint32 uint32 uint32`).
+NAME_CAPABLE = {"color", "id", "node", "int", "uint", "char", "word", "short", "real", "quat", "box",
+                "iso4", "mat3", "lookback", "packdesc", "nat32", "sbyte"}
+
 FLAGS = {"skippable", "header", "encapsulated"}
 SPECIAL_NAMES = {"chunk_id", "remaining", "next_u32", "True", "False", "None"}
 
@@ -312,7 +318,8 @@ def parse_fields(s: str, file: str, line: int) -> list[Field]:
         if i < len(items) and items[i][0] == "[":
             f.count = items[i][1]
             i += 1
-        if i < len(items) and items[i][0] == "w" and items[i][1] not in TYPE_ALIASES:
+        if i < len(items) and items[i][0] == "w" and (items[i][1] not in TYPE_ALIASES
+                                                       or items[i][1] in NAME_CAPABLE):
             f.name = items[i][1]
             i += 1
         elif i < len(items) and items[i][0] == "n":

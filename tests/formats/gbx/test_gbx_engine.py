@@ -51,6 +51,14 @@ def test_several_fields_on_one_line_like_the_seed():
     assert v == {"version": 1, "authorVersion": 2, "authorLogin": "me"}
 
 
+def test_type_words_as_names():
+    # seed words are always types; aliases like color/id/node are names after a type
+    src = "01002000\n    uint32 uint32 uint32\n    vec3 color\n    color\n    string id\n"
+    data = W().u32(1).u32(2).u32(3).f32(1).f32(2).f32(3).f32(4).f32(5).f32(6).string("x").bytes()
+    v = decode(src, data)
+    assert v == {"_u1": 1, "_u2": 2, "_u3": 3, "color": (1.0, 2.0, 3.0), "_u4": (4.0, 5.0, 6.0), "id": "x"}
+
+
 def test_unindented_body_as_in_the_seed():
     src = "01002000\nuint32 a\nif a == 1:\n    uint32 b\n01002001\nuint32 c\n"
     r = reg(src)
