@@ -17,7 +17,7 @@ import importlib
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
@@ -85,6 +85,9 @@ def _gbx_folders(ctx: TreeContext) -> bool:
 
 DEFAULT_OPENERS: list[Opener] = [
     Opener("pak", "gbxfs.tree.pakview:open_pak", suffixes=(".pak",)),
+    # ManiaPlanet packs end in .Gbx but are archives: before the GBX opener
+    Opener("pack", "gbxfs.tree.pakview:open_pack_gbx", suffixes=(".pack.gbx",),
+           probe="gbxfs.tree.pakview:probe_pack_gbx"),
     Opener("gbx", "gbxfs.tree.gbxview:open_gbx", suffixes=(".gbx",), when=_gbx_folders),
     # GP2 track files are .DAT files; the probe tells them from other .dat files
     Opener("gp2", "gbxfs.tree.gp2view:open_gp2", suffixes=(".dat",), probe="gbxfs.tree.gp2view:probe"),
@@ -93,35 +96,77 @@ DEFAULT_OPENERS: list[Opener] = [
 
 class ViewDir(Dir):
     """A file shown as a folder by a format view. The view is built on the
-    first listing; if building it fails unexpectedly, the folder holds
-    error.txt and the original bytes instead, so one bad file stays one bad
-    folder."""
+    first listing and then answers every listing itself (its folder may
+    change, e.g. error.txt appearing once a body was parsed). If building it
+    fails unexpectedly, the folder holds error.txt and the original bytes
+    instead, so one bad file stays one bad folder."""
 
-    __slots__ = ("kind", "source", "_factory", "_ctx")
+    __slots__ = ("kind", "source", "_factory", "_ctx", "_view", "_own_xattrs")
 
     def __init__(self, name: str, kind: str, factory: Factory, source: ByteSource, ctx: TreeContext):
-        super().__init__(name, load=self._open_view, mtime_ns=source.mtime_ns)
+        super().__init__(name, mtime_ns=source.mtime_ns)
         self.kind = kind
         self.source = source
         self._factory = factory
         self._ctx = ctx
+        self._view: Dir | None = None
 
-    def _open_view(self) -> Iterable[Entry]:
+    # the folder's attributes: its own, plus the view root's once it is open (class id, error)
+    @property
+    def xattrs(self):  # type: ignore[override]
+        view = self._view
+        return self._own_xattrs if view is None else {**self._own_xattrs, **view.xattrs}
+
+    @xattrs.setter
+    def xattrs(self, value) -> None:
+        self._own_xattrs = value
+
+    def view(self) -> Dir:
+        """The view's folder, built on first use."""
+        view = self._view
+        if view is None:
+            with self._lock:
+                if self._view is None:
+                    self._view = self._open_view()
+                view = self._view
+        return view
+
+    def children(self) -> Mapping[str, Entry]:
+        view = self.view()
+        try:
+            return view.children()
+        except Exception as e:   # a view whose listing fails is replaced by the error folder
+            with self._lock:
+                if self._view is view:
+                    self._view = self._error_view(e)
+                view = self._view
+            return view.children()
+
+    def loaded(self) -> bool:
+        view = self._view
+        return view is not None and view.loaded()
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        view = self._view
+        return None if view is None else view.peek()
+
+    def _open_view(self) -> Dir:
         try:
             view = self._factory(self.name, self.source, self._ctx)
-            kids = list(view.children().values())
+            if not isinstance(view, Dir):
+                raise TypeError(f"the {self.kind} view returned {type(view).__name__}, not a folder")
+            return view
         except Exception as e:
-            log.exception("could not open %s as %s", self.name, self.kind)
-            reason = f"{type(e).__name__}: {e}"
-            self.xattrs["user.gbxfs.error"] = reason.encode("utf-8", "replace")
-            text = f"{self.name} could not be shown as a {self.kind} folder.\n{reason}\n"
-            ext = os.path.splitext(self.name)[1].lower()
-            return [BytesFile("error.txt", text.encode("utf-8", "replace")),
-                    SourceFile("original" + ext, self.source)]
-        # attributes of the view's root (e.g. a GBX's class id) belong to this folder
-        for key, value in view.xattrs.items():
-            self.xattrs.setdefault(key, value)
-        return kids
+            return self._error_view(e)
+
+    def _error_view(self, e: Exception) -> Dir:
+        log.error("could not open %s as %s", self.name, self.kind, exc_info=e)
+        reason = f"{type(e).__name__}: {e}"
+        text = f"{self.name} could not be shown as a {self.kind} folder.\n{reason}\n"
+        ext = os.path.splitext(self.name)[1].lower()
+        return Dir(self.name, children=[BytesFile("error.txt", text.encode("utf-8", "replace")),
+                                        SourceFile("original" + ext, self.source)],
+                   xattrs={"user.gbxfs.error": reason.encode("utf-8", "replace")})
 
 
 def open_entry(name: str, source: ByteSource, ctx: TreeContext,

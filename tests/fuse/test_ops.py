@@ -165,9 +165,7 @@ def _collect(ops, fh, per_call, monkeypatch):
 
 def test_readdir_resumes_from_the_kernels_offset_with_thousands_of_entries(tmp_path, monkeypatch):
     n = 5000
-    for i in range(n):
-        (tmp_path / f"file{i:05}").write_bytes(b"")
-    ops = _ops(build_tree(str(tmp_path), openers=[]))
+    ops = _ops(Dir("root", children=[BytesFile(f"file{i:05}", b"") for i in range(n)]))
     fh = run(ops.opendir, ROOT, None)
     names, offsets = _collect(ops, fh, 37, monkeypatch)
     assert names[:2] == [b".", b".."]
