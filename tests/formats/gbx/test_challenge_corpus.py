@@ -13,7 +13,7 @@ import pytest
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import generation
-from tests.conftest import CORPUS, manifest_rows
+from corpusdata import CORPUS, manifest_rows
 
 pytestmark = pytest.mark.corpus
 

@@ -14,7 +14,7 @@ from gbx_builder import END, W, node_body
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.nodes import walk_body
-from tests.conftest import CORPUS, manifest_rows
+from corpusdata import CORPUS, manifest_rows
 
 MAP = 0x03043000
 
