@@ -9,7 +9,7 @@ from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.engine import Registry
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.nodes import walk_body
+from gbxfs.formats.gbx.nodes import decode_header_chunk, walk_body
 
 DECLS = Registry.from_texts([("t.chunks", """
 01002000
@@ -139,3 +139,32 @@ def test_parse_on_a_built_file_with_header_chunk_decoding():
     assert g.header.chunks[0].values == {"number": 1, "dirs": [{"dirName": "ab"}]}
     assert g.body.status == "complete"
     assert g.body.main.chunks[0].values == {"keepPlaying": True, "ignored": 0}
+
+
+def test_each_header_chunk_has_fresh_lookback_state():
+    decls = Registry.from_texts([("t.chunks", "01002004 header\n    lookbackstring a\n    lookbackstring b\n"
+                                              "01002005 header\n    lookbackstring c\n")])
+    first = W()
+    first.id("x").id("x")
+    second = W()
+    second.id("y")            # starts again with the version and index 1
+    data = build_gbx(class_id=CLASS, header_chunks=[(0x01002004, first.bytes(), False),
+                                                    (0x01002005, second.bytes(), False)])
+    h = gbx.parse_header(data)
+    for c in h.chunks:
+        decode_header_chunk(c, decls=decls)
+    assert [c.values for c in h.chunks] == [{"a": "x", "b": "x"}, {"c": "y"}]
+    assert all(c.error is None for c in h.chunks)
+
+
+def test_header_chunk_not_fully_read_is_an_error_on_that_chunk():
+    decls = Registry.from_texts([("t.chunks", "01002004 header\n    uint32 a\n")])
+    h = gbx.parse_header(build_gbx(class_id=CLASS, header_chunks=[(0x01002004, u32(1, 2), False)]))
+    decode_header_chunk(h.chunks[0], decls=decls)
+    assert h.chunks[0].values is None and "read 4 of the chunk's 8 bytes" in str(h.chunks[0].error)
+
+
+def test_xml_flag_is_kept_on_the_declaration():
+    decls = Registry.from_texts([("t.chunks", '03043005 "Community" header xml=xml\n    string xml\n')])
+    d = decls.get(0x03043005, header=True)
+    assert d.xml == "xml" and d.header and d.name == "Community"
