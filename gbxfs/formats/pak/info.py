@@ -1,0 +1,74 @@
+"""`gbxfs info` for paks: `summary(path, data) -> dict` (see gbxfs/cli/info.py).
+
+The only I/O is looking for packlist.dat beside `path` (case-insensitively),
+since a version 3 pak says nothing without its key. Problems are reported in
+the dict ("error", "bad_input"), as the info command expects.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gbxfs.formats.pak import packgbx, packlist
+from gbxfs.formats.pak.archive import PakArchive, peek_version
+from gbxfs.formats.pak.errors import PakError
+
+
+def _packlist_beside(path: str) -> str | None:
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    for n in names:
+        if n.lower() == "packlist.dat":
+            return os.path.join(folder, n)
+    return None
+
+
+def summary(path: str, data: bytes) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": path, "kind": "pak", "size": len(data)}
+    read_at = lambda o, n: data[o:o + n]  # noqa: E731
+    try:
+        version = peek_version(read_at, len(data))
+    except PakError as e:
+        return {**out, "error": e.reason, "bad_input": True}
+    out["version"] = version
+    if version >= 6:
+        try:
+            h = packgbx.parse(data[:16 << 20])
+        except PakError as e:
+            return {**out, "error": e.reason, "bad_input": True}
+        out.update(pack="ManiaPlanet", checksum=h.checksum.hex(), decrypt_flags=h.decrypt_flags,
+                   author=h.author.login if h.author else None, title_id=h.title_id,
+                   comment=h.comment, included_packs=len(h.included), header_size=h.header_size)
+        return out
+    pl_path = _packlist_beside(path)
+    out["packlist"] = pl_path
+    if pl_path is None:
+        return {**out, "error": "no packlist.dat beside the pak: its header is encrypted"}
+    try:
+        with open(pl_path, "rb") as f:
+            pl = packlist.parse(f.read(1 << 20))
+    except (OSError, PakError) as e:
+        return {**out, "error": f"packlist.dat unreadable: {e}"}
+    out["packlist_signature_ok"] = pl.signature_ok
+    entry = pl.find(os.path.basename(path))
+    if entry is None:
+        return {**out, "error": "packlist.dat has no key for this pak"}
+    try:
+        arc = PakArchive(read_at, len(data), entry.key)
+    except PakError as e:
+        return {**out, "error": e.reason, "bad_input": True}
+    h = arc.header
+    out.update(header_md5_ok=h.md5_ok, folder_feed=h.folder_feed is not None, folders=len(h.folders),
+               files=len(h.files), compressed=sum(1 for f in h.files if f.compressed),
+               total_size=sum(f.size for f in h.files),
+               roots=sorted({f.parts[0] for f in h.files if f.parts}))
+    if h.md5_ok:
+        meta = arc.metadata()
+        out["gbx_headers"] = len(meta.headers)
+        out["metadata_error"] = meta.error
+    else:
+        out.update(error="header MD5 mismatch (corrupt pak or wrong key)", bad_input=True)
+    return out
