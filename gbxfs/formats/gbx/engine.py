@@ -291,7 +291,7 @@ class _Linker:
         return self.defs.get((s.chunk_id, False)) or self.defs.get((s.chunk_id, True))
 
     def prepare(self, stmts: list[dsl.Stmt], file: str, known: set[str], counter: list[int],
-                visiting: set[int], check_names: bool = True) -> list[dsl.Stmt]:
+                visiting: set[int], check_names: bool = True, in_loop: bool = False) -> list[dsl.Stmt]:
         """Give auto names, resolve implicit loop counts and check names, in order.
         `known` grows with the names declared so far (mutated in place)."""
         def need(text: str, line: int) -> None:
@@ -322,11 +322,11 @@ class _Linker:
                 for cond, body, line in s.branches:
                     need(cond, line)
                     inner = set(known)
-                    self.prepare(body, file, inner, counter, visiting, check_names)
+                    self.prepare(body, file, inner, counter, visiting, check_names, in_loop)
                     after |= inner
                 if s.orelse is not None:
                     inner = set(known)
-                    self.prepare(s.orelse, file, inner, counter, visiting, check_names)
+                    self.prepare(s.orelse, file, inner, counter, visiting, check_names, in_loop)
                     after |= inner
                 known |= after
             elif isinstance(s, dsl.Loop):
@@ -334,19 +334,19 @@ class _Linker:
                     s.count = self.implicit_count(s, known, file)
                 need(s.count, s.line)
                 inner = set(known)
-                self.prepare(s.body, file, inner, counter, visiting, check_names)
+                self.prepare(s.body, file, inner, counter, visiting, check_names, in_loop=True)
                 known.add(s.name)
             elif isinstance(s, dsl.While):
                 need(s.cond, s.line)
                 inner = set(known)
-                self.prepare(s.body, file, inner, counter, visiting, check_names)
+                self.prepare(s.body, file, inner, counter, visiting, check_names, in_loop=True)
                 known.add(s.name)
             elif isinstance(s, dsl.Encapsulated):
-                self.prepare(s.body, file, known, counter, visiting, check_names)
+                self.prepare(s.body, file, known, counter, visiting, check_names, in_loop)
             elif isinstance(s, dsl.Inflate):
                 need(s.data, s.line)
                 need(s.size, s.line)
-                self.prepare(s.body, file, known, counter, visiting, check_names)
+                self.prepare(s.body, file, known, counter, visiting, check_names, in_loop)
             elif isinstance(s, dsl.ReadChunk):
                 target = self.target(s)
                 if target is None:
@@ -354,6 +354,9 @@ class _Linker:
                 if s.chunk_id in visiting:
                     raise self.err(file, s.line, f"read chunk {s.chunk_id:08X} reads itself")
                 known |= self.declared(target.body, visiting | {s.chunk_id})
+            elif isinstance(s, dsl.Continue):
+                if not in_loop:
+                    raise self.err(file, s.line, "continue outside a loop (for each / list / while)")
             elif isinstance(s, (dsl.Feed, dsl.Assert)):
                 need(s.expr, s.line)
             elif isinstance(s, dsl.Let):

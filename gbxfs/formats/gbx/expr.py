@@ -10,6 +10,7 @@ import ast
 import operator
 import re
 import struct
+import warnings
 from typing import Any, Callable
 
 # A compiled expression is called as fn(scope, reader): names are looked up with
@@ -85,7 +86,9 @@ def names_in(tree: ast.AST) -> set[str]:
 def parse(text: str) -> ast.Expression:
     src = to_python(text)
     try:
-        tree = ast.parse(src, mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # e.g. "invalid hexadecimal literal": an error follows
+            tree = ast.parse(src, mode="eval")
     except SyntaxError as e:
         raise ExprError(f"bad expression {text!r}: {e.msg}") from None
     return tree

@@ -377,6 +377,7 @@ def test_text_mode_decoding():
     ("01002000\n    read chunk 01002000\n", "t.chunks:2: read chunk 01002000 reads itself"),
     ("01002000 xml=missing\n    string xml\n", "t.chunks:1: xml=missing"),
     ("    uint32 a\n", "t.chunks:1: indented line outside a chunk"),
+    ("01002000\n    uint32 a\n    if a:\n        continue\n", "t.chunks:4: continue outside a loop"),
 ])
 def test_declaration_errors_name_file_and_line(text, message):
     errs = errors_of(text)

@@ -75,3 +75,23 @@ def test_garbage_and_empty():
     for data in (b"", b"GBX", b"GBX\x06\x00BUCR", bytes(100), b"GBX" + bytes(200), b"\xff" * 64):
         with pytest.raises(GbxError):
             gbx.parse(data)
+
+
+DECL_WORDS = ["01002000", "uint32", "float", "if", "elif", "else:", "for each", "x", "n", "in", "as", "list",
+              "[", "]", "(", ")", ":", "==", "&&", "!", "0x10", "read chunk 01002000", "encapsulated:",
+              "struct S", "S", "continue", "let", "=", "assert", "feed", '"m"', "\n", "\n    ", "\n        ",
+              "byte", "meta", "noderef", "while", "inflate", "size", "#", "1", "-", "*"]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(DECL_WORDS), max_size=40))
+def test_declaration_parser_only_reports_declaration_errors(words):
+    from gbxfs.formats.gbx.engine import Registry
+    from gbxfs.formats.gbx.reader import GbxReader
+
+    reg = Registry.from_texts([("f.chunks", " ".join(words))])     # never raises
+    for decl in reg.chunks.values():                                 # and what loads, runs safely
+        try:
+            decl.decode(GbxReader(bytes(range(64)), decls=reg))
+        except GbxError:
+            pass
