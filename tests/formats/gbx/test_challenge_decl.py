@@ -229,3 +229,53 @@ def test_damaged_corpus_maps_give_gbx_errors_only(corpus):
             res = walk_body(bytes(damaged), class_id=g.header.raw_class_id, num_nodes=g.header.num_nodes)
             assert res.status in ("complete", "partial", "failed")
             assert res.error is None or isinstance(res.error, gbx.GbxError)
+
+
+def vsk_desc(version: int) -> bytes:
+    """Header chunk 21080001 (Virtual Skipper) as the seed lays it out."""
+    w = W().u8(version)
+    if version < 1:
+        w.id("uid").id("Sea").id("me").string("Regatta")
+    w.bool(True).u32(7)
+    if version < 1:
+        w.u8(0)
+    w.u8(0)
+    if version < 9:
+        w.u8(2)                                    # boatName: Melges
+    else:
+        w.id("Boat\nsite\nid")
+    if version >= 12:
+        w.id("boatAuthor")
+    for b in (1, 0, 6, 2, 3, 0, 4):                # raceMode .. startDelay
+        w.u8(b)
+    w.u32(1200)
+    if version >= 2:
+        w.u32(600000).bool(True).bool(False).bool(True).u8(5)
+        w.f32(2.5)
+        if version == 4:
+            w.u8(0)
+        w.u32(30000)
+        if version >= 5:
+            w.i32(-15).u8(0)
+            if version in (6, 7):
+                w.bool(False).string("x")
+            if version >= 7:
+                w.bool(True)
+            if version >= 10:
+                w.u32(4).u8(3)
+            if version >= 13:
+                w.bool(True)
+            if version >= 14:
+                w.bool(False).bool(True)
+    return w.bytes()
+
+
+@pytest.mark.parametrize("version", [0, 4, 7, 14])
+def test_virtual_skipper_desc(version):
+    from gbxfs.formats.gbx.engine import decode_bytes, registry
+    v = decode_bytes(registry().get(0x21080001, header=True), vsk_desc(version))
+    assert v["startTime"] == 1200 and v["windDirection"] == 6 and v["weather"] == 3
+    if version < 9:
+        assert v["boatName"] == 2 and str(v["boatName"].label) == "Melges"
+    if version >= 14:
+        assert v["spawnPoints"] == 4 and v["startSailUp"] is True
