@@ -19,7 +19,8 @@ from typing import Any, Callable, Iterator
 from gbxfs.formats.pak.errors import PakError
 
 CHUNK = 1 << 20           # output piece size (cache unit)
-CHECKPOINT = 4 * CHUNK    # output distance between decompressor copies
+CHECKPOINT = 4 * CHUNK    # output distance between decompressor copies (at least)
+MAX_CHECKPOINTS = 256     # beyond 1 GiB of output the distance grows: memory stays ~10 MiB
 IN_PIECE = 1 << 18        # compressed bytes decrypted per step
 
 PlainAt = Callable[[int, int], bytes]   # (offset, size) -> compressed plain bytes
@@ -41,6 +42,7 @@ class SeekableInflate:
         self.size = size
         self._checkpoints: list[_Checkpoint] = []
         self.verified = False
+        self.spacing = max(CHECKPOINT, -(-size // (MAX_CHECKPOINTS * CHUNK)) * CHUNK)
 
     def _run(self, cp: _Checkpoint, stop: int, record: bool) -> Iterator[tuple[int, bytes]]:
         """Inflate from `cp`, yielding (offset, piece) for each CHUNK-aligned
@@ -70,7 +72,7 @@ class SeekableInflate:
                 if parts:
                     yield piece_start, b"".join(parts)
                 parts, piece_start = [], out_pos
-                if record and out_pos % CHECKPOINT == 0 and out_pos < stop and not z.eof:
+                if record and out_pos % self.spacing == 0 and out_pos < stop and not z.eof:
                     self._checkpoints.append(_Checkpoint(out_pos, in_pos - len(pending), z.copy()))
             if z.eof:
                 break
@@ -124,5 +126,5 @@ class SeekableInflate:
         if offset >= end:
             return
         end = min(self.size, -(-end // CHUNK) * CHUNK)  # whole pieces only: callers cache them
-        cp = self._checkpoints[min(offset // CHECKPOINT, len(self._checkpoints) - 1)]
+        cp = self._checkpoints[min(offset // self.spacing, len(self._checkpoints) - 1)]
         yield from self._run(cp, end, record=False)
