@@ -50,15 +50,12 @@ class PakEntry:
         self._lock = threading.Lock()
         self.start = data_offset + rec.offset
         self.length = align8(rec.stored_size)
-        self.error: str | None = None
-        self.checked = False
-        self.gbx: GbxPass | None = None    # result of the GBX pass (data dropped after caching)
+        self.gbx: GbxPass | None = None    # the GBX pass's report (its bytes live in the cache)
         self._folds: list[tuple[int, int]] = []
         self._inflate: SeekableInflate | None = None
         self._kind: str | None = None
-        self.error = self._static_error(file_size)
-        if self.error:
-            self.checked = True
+        self.error: str | None = self._static_error(file_size)
+        self.checked = self.error is not None
 
     def _static_error(self, file_size: int) -> str | None:
         rec = self.rec
@@ -112,17 +109,19 @@ class PakEntry:
             for at, piece in self._inflater().verify_pass():
                 self._cache.put((self._token, at), piece, len(piece))
 
-    def _gbx_pass(self) -> GbxPass:
+    def _gbx_pass(self) -> bytes:
+        """Decrypt while parsing; the verified bytes (also put in the cache)."""
         if self.size > MAX_GBX_ENTRY:
             raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
         stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
         res = run_gbx_pass(stream, self.size, self.rec.compressed, decls=self._decls)
+        data, res.data = res.data, b""   # the report stays; the bytes are the cache's to keep
         self.gbx = res
         if not res.verified:
             raise PakError(res.error or "unverifiable")
         self._folds = res.folds
-        self._cache.put((self._token, "gbx"), res.data, len(res.data))
-        return res
+        self._cache.put((self._token, "gbx"), data, len(data))
+        return data
 
     def _inflater(self) -> SeekableInflate:
         if self._inflate is None:
@@ -178,24 +177,27 @@ class PakEntry:
             raise PakError(self.error)
         if self.kind == "gbx":
             data = self._cache.get((self._token, "gbx"))
-            if data is None:
+            if data is None and not self.checked:
                 with self._lock:
                     try:
-                        data = self._gbx_pass().data
+                        data = self._gbx_pass()
                     except PakError as e:
                         self.error, self.checked = e.reason, True
                         raise
                     self.checked = True
-            for i in range(0, len(data), piece_size):
-                yield data[i : i + piece_size]
-            return
+            if data is not None:
+                for i in range(0, len(data), piece_size):
+                    yield data[i : i + piece_size]
+                return
+            # verified earlier, bytes evicted: the recorded folds make it a plain stream
         if self.rec.compressed:
-            if self.checked and self._inflater().verified:
-                for _, p in self._inflater().pieces(0, self.size):
+            inf = self._inflater()
+            if self.checked and inf.verified:
+                for _, p in inf.pieces(0, self.size):
                     yield p
                 return
             try:
-                for _, p in self._inflater().verify_pass(index):
+                for _, p in inf.verify_pass(index):
                     yield p
             except PakError as e:
                 self.error, self.checked = e.reason, True
