@@ -74,6 +74,7 @@ class GbxBuilder:
         self.buf = b
         self.body_offset = len(b)
         self.feeds: list[tuple[int, bytes]] = [(len(b), feed_bytes(main_class))]
+        self.node_feeds = 1   # ReadNode feeds among self.feeds (the rest are in-chunk feeds)
 
     def u32(self, v: int) -> "GbxBuilder":
         self.buf += struct.pack("<I", v)
@@ -95,6 +96,7 @@ class GbxBuilder:
     def new_node(self, index: int, class_id: int) -> "GbxBuilder":
         self.buf += struct.pack("<iI", index, class_id)
         self.feeds.append((len(self.buf), feed_bytes(class_id)))
+        self.node_feeds += 1
         return self
 
     def back_ref(self, index: int) -> "GbxBuilder":

@@ -35,9 +35,8 @@ def check(g: GbxBuilder, compress: bool) -> tuple[dict, object]:
     assert e.check() is None, e.error
     assert e.kind == "gbx"
     assert e.read(0, e.size) == gbx
-    node_feeds = [f for f in g.feeds if len(f[1]) == 4 and f[1] in (feed_bytes(CLIP), feed_bytes(TRACK))]
-    assert e.gbx.node_feeds + e.gbx.chunk_feeds == len(g.feeds)
-    assert e.gbx.node_feeds >= len(node_feeds) - e.gbx.chunk_feeds
+    assert e.gbx.node_feeds == g.node_feeds
+    assert e.gbx.chunk_feeds == len(g.feeds) - g.node_feeds
     stored = zlib.compress(gbx, 9) if compress else gbx
     if compress:
         folds, _ = model_folds_compressed(stored, g.feeds)
