@@ -241,6 +241,17 @@ def registry() -> Registry:
     return Registry.from_texts(chunk_files())
 
 
+def _expr_failure(text: str, where: str) -> Callable[[Exception, GbxReader], GbxError]:
+    """Turns a Python error from evaluating `text` into a located GbxError."""
+    def fail(e: Exception, r: GbxReader) -> GbxError:
+        if isinstance(e, KeyError):
+            msg = f"{where}: {e.args[0]!r} was not read (condition not met?) in {text!r}"
+        else:
+            msg = f"{where}: cannot evaluate {text!r}: {e}"
+        return GbxError(msg, offset=r.offset_base + r.tell())
+    return fail
+
+
 # ---- linking and compiling ------------------------------------------------------------------
 class _Linker:
     def __init__(self, reg: Registry, defs: dict[tuple[int, bool], dsl.ChunkDef]):
@@ -442,16 +453,13 @@ class _Linker:
 
     def expr(self, text: str, file: str, line: int) -> Callable[[GbxReader, Frame], Any]:
         fn, _ = compile_expr(text)
-        where = f"{file}:{line}"
+        fail = _expr_failure(text, f"{file}:{line}")
 
         def evaluate(r: GbxReader, f: Frame) -> Any:
             try:
                 return fn(f, r)
-            except KeyError as e:
-                raise GbxError(f"{where}: {e.args[0]!r} was not read (condition not met?) in {text!r}",
-                               offset=r.offset_base + r.tell()) from None
-            except (ArithmeticError, TypeError, ValueError, IndexError) as e:
-                raise GbxError(f"{where}: cannot evaluate {text!r}: {e}", offset=r.offset_base + r.tell()) from None
+            except (KeyError, ArithmeticError, TypeError, ValueError, IndexError) as e:
+                raise fail(e, r) from None
         return evaluate
 
     def stmt(self, s: dsl.Stmt, file: str) -> Run:
@@ -465,12 +473,19 @@ class _Linker:
                 r.marker(data)
             return marker
         if isinstance(s, dsl.If):
-            branches = [(self.expr(c, file, line), self.block(b, file)) for c, b, line in s.branches]
+            # conditions are the hottest expressions: evaluated here without the
+            # evaluate() wrapper, with the same error translation
+            branches = [(compile_expr(c)[0], self.block(b, file), _expr_failure(c, f"{file}:{line}"))
+                        for c, b, line in s.branches]
             orelse = self.block(s.orelse, file) if s.orelse else None
 
             def if_(r: GbxReader, f: Frame) -> None:
-                for cond, body in branches:
-                    if cond(r, f):
+                for cond, body, fail in branches:
+                    try:
+                        ok = cond(f, r)
+                    except (KeyError, ArithmeticError, TypeError, ValueError, IndexError) as e:
+                        raise fail(e, r) from None
+                    if ok:
                         body(r, f)
                         return
                 if orelse is not None:
