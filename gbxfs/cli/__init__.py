@@ -28,6 +28,7 @@ COMMANDS.update({
     "umount": "gbxfs.cli.mount:umount_main",
     "ls": "gbxfs.cli.browse:ls_main",
     "cat": "gbxfs.cli.browse:cat_main",
+    "demo": "gbxfs.cli.demo:main",
 })
 COMMANDS["info"] = "gbxfs.cli.info:main"
 COMMANDS["coverage"] = "gbxfs.cli.coverage:main"

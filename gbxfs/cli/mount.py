@@ -59,24 +59,31 @@ def main(argv: list[str]) -> int:
         opts.gbx_mode = args.gbx
     if args.packlist:
         opts.packlist = args.packlist
-    foreground = args.foreground or args.debug
 
-    source = os.path.abspath(args.source)
-    mountpoint = os.path.abspath(args.mountpoint)
+    return run_mount(args.source, args.mountpoint, opts, foreground=args.foreground or args.debug,
+                     debug=args.debug)
+
+
+def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, debug: bool = False,
+              on_ready=None) -> int:
+    """Mount and serve (foreground) or mount and hand over to a server process.
+    `on_ready()` runs (in the serving process) once the mount answers."""
+    source = os.path.abspath(source_arg)
+    mountpoint = os.path.abspath(mountpoint_arg)
     if not os.path.exists(source):
-        print(f"gbxfs: {args.source}: no such file or directory", file=sys.stderr)
+        print(f"gbxfs: {source_arg}: no such file or directory", file=sys.stderr)
         return EXIT_NOT_FOUND
     if not os.path.isdir(mountpoint):
-        print(f"gbxfs: mount point {args.mountpoint} is not a directory", file=sys.stderr)
+        print(f"gbxfs: mount point {mountpoint_arg} is not a directory", file=sys.stderr)
         return EXIT_NOT_FOUND
     if opts.packlist and not os.path.isfile(opts.packlist):
         print(f"gbxfs: packlist {opts.packlist}: no such file", file=sys.stderr)
         return EXIT_NOT_FOUND
 
-    _setup_logging(args.debug, to_syslog=not foreground)
+    _setup_logging(debug, to_syslog=not foreground)
     ops = _operations(source, opts)
     if ops is None:
-        print(f"gbxfs: {args.source} is neither a folder nor a pak/GBX/GP2 file", file=sys.stderr)
+        print(f"gbxfs: {source_arg} is neither a folder nor a pak/GBX/GP2 file", file=sys.stderr)
         return EXIT_BAD_INPUT
 
     from gbxfs.fuse import runner
@@ -85,13 +92,15 @@ def main(argv: list[str]) -> int:
     try:
         runner.mount(ops, mountpoint, opts.fuse_options(source))
     except RuntimeError as e:
-        print(f"gbxfs: cannot mount {args.source} on {args.mountpoint}: {e}", file=sys.stderr)
+        print(f"gbxfs: cannot mount {source_arg} on {mountpoint_arg}: {e}", file=sys.stderr)
         return EXIT_MOUNT_FAILED
 
     if foreground:
         def ready() -> None:
             sd_notify("READY=1")
             log.info("ready: %s on %s", source, mountpoint)
+            if on_ready is not None:
+                on_ready()
         runner.serve(mountpoint, ready)
         return EXIT_OK
     return _daemonize(mountpoint, runner, sd_notify)
@@ -179,7 +188,8 @@ def _detach_stdio() -> None:
 
 def _setup_logging(debug: bool, to_syslog: bool) -> None:
     root = logging.getLogger()
-    root.setLevel(logging.DEBUG if debug else logging.INFO)
+    # a terminal gets warnings and errors (one per bad file); syslog also gets mount/unmount
+    root.setLevel(logging.DEBUG if debug else logging.INFO if to_syslog else logging.WARNING)
     handler: logging.Handler
     if to_syslog and os.path.exists("/dev/log"):
         handler = logging.handlers.SysLogHandler(address="/dev/log")

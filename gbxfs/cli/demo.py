@@ -1,0 +1,74 @@
+"""gbxfs demo [MOUNTPOINT]: build a small demo Packs folder and mount it in
+the foreground, printing what to try; Ctrl-C (or SIGTERM) unmounts and
+removes what the demo made."""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+from gbxfs.cli import EXIT_OK
+
+CLIP = "Demo.pak/Demo/Media/Clips/Intro0.Clip.Gbx"
+MAP = "DemoMap.Challenge.Gbx"
+
+
+def what_to_try(mp: str, packs: str) -> str:
+    q = _quote
+    return f"""
+gbxfs demo: {packs} is mounted on {mp}
+Try, in another terminal:
+  ls -l {q(mp)}
+  ls -lR {q(mp + '/Demo.pak')}
+  cat {q(mp + '/' + MAP + '/header/03043002.TmDesc.txt')}
+  xdg-open {q(mp + '/' + MAP + '/thumbnail.jpg')}
+  ls {q(mp + '/' + CLIP + '/body/nodes')}
+  grep -r authorTime {q(mp)}
+  cp -r {q(mp + '/Demo.pak')} /tmp/unpacked
+  getfattr -d {q(mp + '/' + MAP)}
+  gbxfs ls {q(packs + '/' + CLIP)}
+Ctrl-C here unmounts.
+"""
+
+
+def _quote(s: str) -> str:
+    import shlex
+    return shlex.quote(s)
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="gbxfs demo",
+                                description="Build a small demo Packs folder and mount it (foreground).")
+    p.add_argument("mountpoint", nargs="?", help="where to mount (default: a new temporary folder)")
+    p.add_argument("--build-only", metavar="DIR", help="only write the demo Packs folder into DIR")
+    p.add_argument("-o", dest="options", action="append", default=[], help="mount options, as for mount")
+    args = p.parse_args(argv)
+
+    from gbxfs.cli.demo_files import build_demo
+
+    if args.build_only:
+        print(build_demo(args.build_only))
+        return EXIT_OK
+
+    from gbxfs.cli.mount import run_mount
+    from gbxfs.fuse.options import OptionError, parse_options
+
+    try:
+        opts = parse_options(args.options)
+    except OptionError as e:
+        print(f"gbxfs: {e}", file=sys.stderr)
+        return 2
+    work = tempfile.mkdtemp(prefix="gbxfs-demo-")
+    try:
+        packs = str(build_demo(work))
+        mp = args.mountpoint or os.path.join(work, "mnt")
+        os.makedirs(mp, exist_ok=True)
+
+        def ready() -> None:
+            print(what_to_try(mp, packs), flush=True)
+
+        return run_mount(packs, mp, opts, foreground=True, on_ready=ready)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

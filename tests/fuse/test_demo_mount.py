@@ -1,0 +1,32 @@
+"""gbxfs demo mounts the demo folder, prints what to try, and cleans up on Ctrl-C."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.mount
+def test_demo_command_mounts_prints_and_cleans_up(mounter):
+    mp = mounter.new_mountpoint()
+    proc = subprocess.Popen([sys.executable, "-m", "gbxfs", "demo", mp], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    mounter.procs.append(proc)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("Ctrl-C"):
+            break
+    out = "".join(lines)
+    packs = re.search(r"gbxfs demo: (\S+) is mounted on", out).group(1)
+    assert "thumbnail.jpg" in out and os.path.isdir(packs)
+    assert sorted(os.listdir(mp)) == ["Demo.pak", "DemoMap.Challenge.Gbx", "packlist.dat"]
+    assert os.path.getsize(os.path.join(mp, "DemoMap.Challenge.Gbx", "thumbnail.jpg")) > 1000
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert not os.path.exists(os.path.dirname(packs))
+    assert os.listdir(mp) == []
