@@ -244,8 +244,9 @@ class Operations(pyfuse3.Operations):
         if entry.error:
             log.debug("read of %s refused: %s", entry.name, entry.error)
             raise _fail(errno.EIO)
-        if entry.in_memory():
-            return entry.read(off, size)
+        data = entry.read_nowait(off, size)
+        if data is not None:
+            return data
         return await self._work(entry.read, off, size)
 
     @handler

@@ -53,6 +53,11 @@ class File(Entry):
         """True when read() only slices bytes already in memory."""
         return False
 
+    def read_nowait(self, offset: int, size: int) -> bytes | None:
+        """read() if it can answer without waiting (no I/O that could block,
+        no decoding); None otherwise."""
+        return self.read(offset, size) if self.in_memory() else None
+
 
 class SourceFile(File):
     """A file whose bytes are a ByteSource's bytes, unchanged: a real file passed
@@ -73,6 +78,10 @@ class SourceFile(File):
 
     def read(self, offset: int, size: int) -> bytes:
         return self.source.read_at(offset, size)
+
+    def read_nowait(self, offset: int, size: int) -> bytes | None:
+        nowait = getattr(self.source, "read_at_nowait", None)
+        return None if nowait is None else nowait(offset, size)
 
 
 class BytesFile(File):

@@ -33,9 +33,11 @@ class _OpenFiles:
         self._lock = threading.Lock()
         self._open: OrderedDict[FileSource, None] = OrderedDict()
 
-    def acquire(self, src: "FileSource") -> int:
+    def acquire(self, src: "FileSource", may_open: bool = True) -> int | None:
         with self._lock:
             if src._fd is None:
+                if not may_open:
+                    return None
                 fd = os.open(src.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
                 if src._identity != _identity(os.fstat(fd)):
                     # replaced or rewritten since the tree saw it: its size and
@@ -78,6 +80,7 @@ class _OpenFiles:
 
 
 OPEN_FILES = _OpenFiles()
+_NOWAIT = getattr(os, "RWF_NOWAIT", None)   # Linux 4.14+
 
 
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
@@ -107,6 +110,26 @@ class FileSource:
             return os.pread(fd, min(size, self.size - offset), offset)
         finally:
             OPEN_FILES.release(self)
+
+    def read_at_nowait(self, offset: int, size: int) -> bytes | None:
+        """The bytes when the file is open and the kernel has them in its page
+        cache; None when getting them could wait for a disk (read_at in a
+        worker thread then). Lets the FUSE loop answer cached reads itself."""
+        if _NOWAIT is None:
+            return None
+        if offset >= self.size or size <= 0:
+            return b""
+        fd = OPEN_FILES.acquire(self, may_open=False)
+        if fd is None:
+            return None
+        try:
+            buf = bytearray(min(size, self.size - offset))
+            got = os.preadv(fd, [buf], offset, _NOWAIT)
+        except OSError:   # EAGAIN: not cached; EOPNOTSUPP: the file system cannot tell
+            return None
+        finally:
+            OPEN_FILES.release(self)
+        return bytes(buf) if got == len(buf) else None
 
     def close(self) -> None:
         OPEN_FILES.close(self)
