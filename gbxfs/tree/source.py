@@ -46,9 +46,10 @@ class _OpenFiles:
                     raise OSError(errno.EIO, "file changed on disk since it was listed", src.path)
                 src._fd = fd
                 self._open[src] = None
+                src._users += 1       # before trimming: the new descriptor is in use
                 self._trim()
-            else:
-                self._open.move_to_end(src)
+                return fd
+            self._open.move_to_end(src)
             src._users += 1
             return src._fd
 

@@ -1,0 +1,56 @@
+"""Real-file byte sources: bounded descriptors, cached reads without waiting,
+and refusal of files changed since they were listed."""
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from gbxfs.tree import source as source_mod
+from gbxfs.tree.source import FileSource
+
+
+def test_nowait_reads_need_an_open_file_and_give_exact_bytes(tmp_path):
+    path = tmp_path / "f.bin"
+    data = os.urandom(300_000)
+    path.write_bytes(data)
+    src = FileSource(str(path))
+    if source_mod._NOWAIT is None:
+        assert src.read_at_nowait(0, 10) is None
+        pytest.skip("no RWF_NOWAIT on this platform")
+    assert src.read_at_nowait(0, 10) is None          # not open yet: a worker opens it
+    assert src.read_at(0, 10) == data[:10]            # (and the file is in the page cache now)
+    got = src.read_at_nowait(1000, 131072)
+    if got is None:
+        pytest.skip(f"{tmp_path} does not support RWF_NOWAIT reads")
+    assert got == data[1000:1000 + 131072]
+    assert src.read_at_nowait(299_990, 100) == data[299_990:]
+    assert src.read_at_nowait(300_000, 10) == b""
+
+
+def test_a_file_replaced_since_listing_is_refused(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"first version")
+    src = FileSource(str(path))
+    path.unlink()
+    path.write_bytes(b"a different, longer version")
+    with pytest.raises(OSError) as e:
+        src.read_at(0, 100)
+    assert e.value.errno == errno.EIO
+    assert FileSource(str(path)).read_at(0, 100) == b"a different, longer version"
+
+
+def test_descriptors_in_use_are_not_closed(tmp_path, monkeypatch):
+    pool = source_mod._OpenFiles(limit=1)
+    monkeypatch.setattr(source_mod, "OPEN_FILES", pool)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_bytes(b"A" * 10)
+    b.write_bytes(b"B" * 10)
+    sa, sb = FileSource(str(a)), FileSource(str(b))
+    fd = pool.acquire(sa)                 # a read of `a` in progress
+    assert sb.read_at(0, 3) == b"BBB"     # opening b exceeds the limit, but a stays open
+    assert os.pread(fd, 3, 0) == b"AAA"
+    pool.release(sa)
+    assert sb.read_at(0, 1) == b"B"
+    assert pool.open_count() <= 2
