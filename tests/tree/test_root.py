@@ -230,3 +230,25 @@ def test_file_descriptors_stay_bounded(tmp_path, monkeypatch):
         assert pool.open_count() <= 8
     # a re-read after eviction reopens transparently
     assert resolve(tree, "f0").read(1, 5) == b"\0\0"
+
+
+def test_real_pak_view_listing_fifty_paks_reads_no_pak_byte(tmp_path, monkeypatch):
+    """With the default registry (the real pak view): listing reads nothing of
+    any pak; entering one reads only that one."""
+    from gbxfs.formats.pak.writer import PakFile, write_packs
+    write_packs(tmp_path, {f"P{i:02}": [PakFile(f"P{i:02}/Media/t.dds", bytes([i]) * 1000)] for i in range(50)})
+    reads: list[str] = []
+    real_read = source_mod.FileSource.read_at
+
+    def counting(self, offset, size):
+        reads.append(os.path.basename(self.path))
+        return real_read(self, offset, size)
+
+    monkeypatch.setattr(source_mod.FileSource, "read_at", counting)
+    tree = build_tree(str(tmp_path))
+    kids = tree.children()
+    assert len(kids) == 51 and all(kids[f"P{i:02}.pak"].is_dir for i in range(50))
+    # (packlist.dat may be probed: .dat files could be GP2 tracks)
+    assert [r for r in reads if r.endswith(".pak")] == []
+    assert resolve(tree, "P17.pak/P17/Media/t.dds").read(0, 3) == b"\x11\x11\x11"
+    assert {r for r in reads if r.endswith(".pak")} == {"P17.pak"}
