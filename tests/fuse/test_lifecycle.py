@@ -51,6 +51,14 @@ def test_signals_unmount_cleanly(mounter, source, sig):
     assert find_mount(mp) is None
 
 
+def test_sigterm_to_the_background_server_unmounts(mounter, source):
+    mp = mounter.mount(source)
+    [pid] = server_pids(mp)
+    os.kill(pid, signal.SIGTERM)
+    wait_until(lambda: find_mount(mp) is None, what="the unmount")
+    wait_until(lambda: not server_pids(mp), what="the server to exit")
+
+
 def test_signal_while_a_file_is_open_still_unmounts(mounter, source):
     mp, proc = mounter.foreground(source)
     busy = os.open(os.path.join(mp, "hello.txt"), os.O_RDONLY)
