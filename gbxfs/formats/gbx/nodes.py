@@ -3,6 +3,9 @@
 A node is a list of chunks ended by 0xFACADE01. A skippable chunk ("PIKS" + size) is
 decoded when declared and kept raw either way; a failed or inexact decode of a
 skippable chunk is recorded on the chunk and the walk goes on (its size is known).
+A skippable chunk kept raw may hold lookback strings: the walker marks a gap in the
+lookback state (reader.IdState.gap), so a later back reference past it fails with a
+precise error instead of resolving to a wrong string.
 A non-skippable chunk must be declared, since nothing else tells where it ends: an
 unknown one, or one whose decoding fails, ends the walk with a precise GbxError
 (offset, chunk id, node).
@@ -88,7 +91,9 @@ def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: 
         node.error = err
         raise _walker_error(err)
     values = error = None
+    ids = r.ids
     if decl is not None:
+        snap = ids.snapshot()
         try:
             with r.limit(size):
                 values = decl.decode(r, cid)
@@ -97,10 +102,34 @@ def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: 
                                offset=base + r.tell())
         except GbxError as e:
             values, error = None, e.add_context(chunk_id=cid, node=node_label(node), where="body")
+            ids.restore(snap)      # strings read by the failed attempt are not trusted
         r.seek(start + size)
     else:
         r.skip(size)
+    if values is None and may_define_strings(r.raw(start, start + size), r.text):
+        ids.mark_gap(cid, base + start)
     node.chunks.append(Chunk(cid, base + start, size, r.raw(start, start + size), True, values, error, stored_id))
+
+
+_NEW_STRING = (b"\x00\x00\x00\x40", b"\x00\x00\x00\x80")
+
+
+def may_define_strings(raw: bytes, text: bool = False) -> bool:
+    """Could these chunk bytes define a new lookback string? A new string is written as
+    the index 0x40000000 (or 0x80000000), a u32 length and that many bytes, all inside
+    the chunk; bytes without such a pattern certainly define none (a back reference or a
+    number adds nothing to the list). False positives (e.g. the float 2.0) only cost
+    precision; there are no false negatives."""
+    if text:
+        return b"40000000" in raw or b"80000000" in raw
+    n = len(raw)
+    for pattern in _NEW_STRING:
+        i = raw.find(pattern)
+        while 0 <= i <= n - 8:
+            if i + 8 + int.from_bytes(raw[i + 4:i + 8], "little") <= n:
+                return True
+            i = raw.find(pattern, i + 1)
+    return False
 
 
 @dataclass(eq=False)

@@ -78,13 +78,31 @@ class BytesSource:
 
 
 class IdState:
-    """Lookback-string state: version (read with the first string) and the list."""
+    """Lookback-string state: version (read with the first string) and the list.
 
-    __slots__ = ("version", "strings")
+    `gap`: set when a skippable chunk was kept raw (undeclared, or its declaration
+    failed) while this state was current: that chunk may have defined strings we never
+    saw, so the numbers of all strings from `gap` on are uncertain. A back reference
+    past it is an error naming the chunk, never a silently wrong string."""
+
+    __slots__ = ("version", "strings", "gap")
 
     def __init__(self) -> None:
         self.version: int | None = None
         self.strings: list[str] = []
+        self.gap: tuple[int, int, int] | None = None    # (known strings, chunk id, offset)
+
+    def snapshot(self) -> tuple:
+        return (self.version, len(self.strings), self.gap)
+
+    def restore(self, snap: tuple) -> None:
+        self.version, n, self.gap = snap
+        del self.strings[n:]
+
+    def mark_gap(self, chunk_id: int, offset: int) -> None:
+        """A raw-skipped chunk: strings it may define are unknown (the first gap counts)."""
+        if self.gap is None:
+            self.gap = (len(self.strings), chunk_id, offset)
 
 
 def _no_feed(data: bytes) -> None:
@@ -373,6 +391,11 @@ class GbxReader:
             s = self.string()
             st.strings.append(s)
             return s
+        gap = st.gap
+        if gap is not None and n > gap[0]:
+            raise self.error(f"lookback string #{n} referenced, but skippable chunk {gap[1]:08X} at "
+                             f"{gap[2]:#x} was kept raw after string #{gap[0]}: it may have defined "
+                             f"strings, so #{n} is unknown", at)
         if n > len(st.strings):
             raise self.error(f"lookback string #{n} referenced, only {len(st.strings)} known", at)
         return st.strings[n - 1]

@@ -3,7 +3,6 @@ places of the same file (header XML vs the TmDesc/Common header chunks; body chu
 header chunks; lists vs the data they describe)."""
 from __future__ import annotations
 
-import functools
 import io
 import xml.etree.ElementTree as ET
 import zipfile
@@ -13,7 +12,7 @@ import pytest
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import generation
-from corpusdata import CORPUS, manifest_rows
+from tests.formats.gbx.map_corpus import maps
 
 pytestmark = pytest.mark.corpus
 
@@ -21,17 +20,6 @@ pytestmark = pytest.mark.corpus
 MAP_CLASSES = {"CGameCtnChallenge", "CGameCtnCollectorList", "CGameCtnChallengeParameters", "CGameCtnBlock",
                "CGameCtnBlockSkin", "CGameWaypointSpecialProperty", "CGameCtnAnchoredObject",
                "CScriptTraitsMetadata"}
-
-
-@functools.lru_cache(maxsize=None)
-def maps() -> tuple:
-    """(manifest row, parsed Gbx, generation) for every corpus map, parsed once."""
-    out = []
-    for row in manifest_rows():
-        if row["kind"] == "map":
-            g = gbx.parse((CORPUS / row["path"]).read_bytes())
-            out.append((row, g, generation.from_note(row["notes"]) or generation.infer(g)))
-    return tuple(out)
 
 
 def header(g, chunk_id: int) -> dict:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import struct
 
+import pytest
 from gbx_builder import END, SKIP, W, build_gbx, node_body
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.engine import Registry
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.nodes import decode_header_chunk, walk_body
+from gbxfs.formats.gbx.nodes import decode_header_chunk, may_define_strings, walk_body
 
 DECLS = Registry.from_texts([("t.chunks", """
 01002000
@@ -168,3 +169,93 @@ def test_xml_flag_is_kept_on_the_declaration():
     decls = Registry.from_texts([("t.chunks", '03043005 "Community" header xml=xml\n    string xml\n')])
     d = decls.get(0x03043005, header=True)
     assert d.xml == "xml" and d.header and d.name == "Community"
+
+
+# ---- lookback strings inside skippable chunks kept raw ---------------------------------------
+LB_DECLS = Registry.from_texts([("t.chunks", """
+01002010
+    lookbackstring s
+01002011 skippable
+    lookbackstring s
+""")])
+
+
+def lookback_body(middle_id: int, middle: "callable") -> bytes:
+    """Chunks 01002010 reading "A" (new), a skippable chunk written by `middle` with the
+    same lookback state, then "B" (new) and back references to "A" and "B"."""
+    w = W()
+    parts = []
+
+    def lb(s):
+        w.buf = bytearray()
+        w.id(s)
+        return w.bytes()
+    parts.append((0x01002010, lb("A"), False))
+    w.buf = bytearray()
+    middle(w)
+    parts.append((middle_id, w.bytes(), True))
+    parts += [(0x01002010, lb("B"), False), (0x01002010, lb("A"), False), (0x01002010, lb("B"), False)]
+    return node_body(parts)
+
+
+def lb_walk(body: bytes):
+    return walk_body(body, class_id=CLASS, num_nodes=1, decls=LB_DECLS)
+
+
+def test_raw_skippable_chunk_defining_strings_blocks_references_past_it():
+    body = lookback_body(0x01002FFF, lambda w: w.id("Lost").u32(7))   # undeclared: kept raw
+    res = lb_walk(body)
+    assert res.status == "partial"
+    values = [c.values for c in res.main.chunks if c.chunk_id == 0x01002010]
+    # "A" (#1, before the raw chunk) still resolves; "B" is #3 in the file, but we only
+    # saw 2 strings: that must be an error naming the raw chunk, not a wrong string
+    assert values == [{"s": "A"}, {"s": "B"}, {"s": "A"}, None]
+    e = res.error
+    assert e.chunk_id == 0x01002010 and "lookback string #3" in str(e)
+    # the raw chunk's data starts after chunk 1 (4 + version, index, length, "A" = 17)
+    # and its own id, PIKS and size: 29
+    assert "skippable chunk 01002FFF at 0x1d was kept raw after string #1" in str(e)
+
+
+def test_raw_skippable_chunk_without_new_strings_keeps_the_numbering():
+    body = lookback_body(0x01002FFF, lambda w: w.id("A").u32(7))      # only a back reference
+    res = lb_walk(body)
+    assert res.status == "complete", res.error
+    assert [c.values for c in res.main.chunks if c.chunk_id == 0x01002010] == \
+        [{"s": "A"}, {"s": "B"}, {"s": "A"}, {"s": "B"}]
+
+
+def test_declared_skippable_chunk_strings_count_when_it_decodes():
+    body = lookback_body(0x01002011, lambda w: w.id("Kept"))
+    res = lb_walk(body)
+    assert res.status == "complete", res.error
+    assert res.main.chunks[1].values == {"s": "Kept"}
+    assert res.main.chunks[-1].values == {"s": "B"}
+
+
+def test_failed_skippable_chunk_forgets_its_strings_and_blocks_references_past_it():
+    # the declaration reads the new string, then leaves 4 bytes: inexact, so kept raw
+    body = lookback_body(0x01002011, lambda w: w.id("Half").u32(7))
+    res = lb_walk(body)
+    bad = res.main.chunks[1]
+    assert bad.values is None and "read 12 of the chunk's 16 bytes" in str(bad.error)
+    assert res.status == "partial" and "skippable chunk 01002011" in str(res.error)
+    assert [c.values for c in res.main.chunks[2:]] == [{"s": "B"}, {"s": "A"}, None]
+
+
+@pytest.mark.parametrize("raw, expected", [
+    (b"", False),
+    (u32(1, 2, 3), False),
+    (u32(0x40000000, 2) + b"ab", True),                 # a new string
+    (u32(0x80000000, 0), True),                         # a new empty string (other flag)
+    (u32(0x40000000, 3) + b"ab", False),                # its length runs past the chunk
+    (b"\x01" + u32(0x40000000, 1) + b"x", True),        # at any byte offset
+    (u32(0x40000001, 0x40000002), False),               # back references add nothing
+])
+def test_may_define_strings(raw, expected):
+    assert may_define_strings(raw) is expected
+
+
+def test_may_define_strings_text_format():
+    assert may_define_strings(b"40000000\r\n3\r\nabc\r\n", text=True)
+    assert not may_define_strings(b"40000001\r\n", text=True)
