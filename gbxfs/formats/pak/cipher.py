@@ -81,16 +81,18 @@ class _Stream:
     def feed(self, data: bytes) -> None:
         self.ivxor = calc_ivxor(self.ivxor, data)
 
-    def _fold_at(self, length: int) -> int:
-        """Offset within the next `length` bytes where the pending ivXor lands,
-        or -1. Consumes the ivXor when it lands."""
-        if not self.ivxor:
-            return -1
+    def _fold(self, plain: bytes) -> bytes:
+        """`plain` (the next bytes of the stream) with the pending ivXor folded
+        into the first block of the page it lands on, if it lands in them;
+        records the fold and advances `pos`. Decrypting and encrypting both
+        apply it to the plaintext side (P = D(C) ^ prev ^ ivXor)."""
         at = -self.pos % PAGE
-        if at >= length:
-            return -1
-        self.folds[self.pos + at] = self.ivxor
-        return at
+        if self.ivxor and at < len(plain):
+            self.folds[self.pos + at] = self.ivxor
+            plain = plain[:at] + _xor8(plain[at : at + BLOCK], self.ivxor) + plain[at + BLOCK :]
+            self.ivxor = 0
+        self.pos += len(plain)
+        return plain
 
 
 class Decrypter(_Stream):
@@ -101,13 +103,7 @@ class Decrypter(_Stream):
     def decrypt(self, cipher: bytes) -> bytes:
         if len(cipher) % BLOCK:
             raise ValueError("ciphertext length must be a multiple of 8")
-        plain = swap32(self._cbc.decrypt(swap32(cipher)))
-        at = self._fold_at(len(plain))
-        if at >= 0:
-            plain = plain[:at] + _xor8(plain[at : at + BLOCK], self.ivxor) + plain[at + BLOCK :]
-            self.ivxor = 0
-        self.pos += len(cipher)
-        return plain
+        return self._fold(swap32(self._cbc.decrypt(swap32(cipher))))
 
 
 class Encrypter(_Stream):
@@ -119,12 +115,7 @@ class Encrypter(_Stream):
     def encrypt(self, plain: bytes) -> bytes:
         if len(plain) % BLOCK:
             raise ValueError("plaintext length must be a multiple of 8")
-        at = self._fold_at(len(plain))
-        if at >= 0:
-            plain = plain[:at] + _xor8(plain[at : at + BLOCK], self.ivxor) + plain[at + BLOCK :]
-            self.ivxor = 0
-        self.pos += len(plain)
-        return swap32(self._cbc.encrypt(swap32(plain)))
+        return swap32(self._cbc.encrypt(swap32(self._fold(plain))))
 
 
 def apply_folds(plain: bytes, offset: int, folds: list[tuple[int, int]]) -> bytes:
