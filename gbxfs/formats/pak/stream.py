@@ -27,65 +27,62 @@ def read_exact(read_at: ReadAt, offset: int, size: int, what: str) -> bytes:
     return data
 
 
-class EncryptedStream:
+class _CipherStream:
+    """What both streams share: the position, the recorded ivXor folds and
+    the feeds, all kept by their (de|en)crypter."""
+
+    def __init__(self, cipher):
+        self._cipher = cipher
+
+    @property
+    def pos(self) -> int:
+        return self._cipher.pos
+
+    @property
+    def folds(self) -> dict[int, int]:
+        return self._cipher.folds
+
+    def feed(self, data: bytes) -> None:
+        self._cipher.feed(data)
+
+
+class EncryptedStream(_CipherStream):
     """Sequential decryption of the stream whose IV is at `start`, with
     `length` bytes of ciphertext (a multiple of 8) after it."""
 
     def __init__(self, read_at: ReadAt, key: PakKey, start: int, length: int):
+        super().__init__(key.decrypter(read_exact(read_at, start, BLOCK, "IV")))
         self._read_at = read_at
         self.start = start
         self.length = length
-        self._dec = key.decrypter(read_exact(read_at, start, BLOCK, "IV"))
-
-    @property
-    def pos(self) -> int:
-        return self._dec.pos
-
-    @property
-    def folds(self) -> dict[int, int]:
-        return self._dec.folds
-
-    def feed(self, data: bytes) -> None:
-        self._dec.feed(data)
 
     def fetch(self, n: int = PAGE) -> bytes:
         """The next min(n, left) plain bytes (b"" at the end)."""
-        n = min(n, self.length - self._dec.pos)
+        n = min(n, self.length - self.pos)
         if n <= 0:
             return b""
-        at = self.start + BLOCK + self._dec.pos
-        return self._dec.decrypt(read_exact(self._read_at, at, n, "encrypted data"))
+        at = self.start + BLOCK + self.pos
+        return self._cipher.decrypt(read_exact(self._read_at, at, n, "encrypted data"))
 
 
-class EncryptingStream:
+class EncryptingStream(_CipherStream):
     """The writer's twin of EncryptedStream: `fetch` hands out the next plain
     bytes and appends their ciphertext, folding ivXor exactly as a reader's
     fetch would unfold it."""
 
     def __init__(self, key: PakKey, iv: bytes, plain: bytes):
+        super().__init__(key.encrypter(iv))
         self._plain = bytes(plain) + bytes(align8(len(plain)) - len(plain))
         self.length = len(self._plain)
-        self._enc = key.encrypter(iv)
         self.out = bytearray(iv)
 
-    @property
-    def pos(self) -> int:
-        return self._enc.pos
-
-    @property
-    def folds(self) -> dict[int, int]:
-        return self._enc.folds
-
-    def feed(self, data: bytes) -> None:
-        self._enc.feed(data)
-
     def fetch(self, n: int = PAGE) -> bytes:
-        p = self._enc.pos
+        p = self.pos
         n = min(n, self.length - p)
         if n <= 0:
             return b""
         plain = self._plain[p : p + n]
-        self.out += self._enc.encrypt(plain)
+        self.out += self._cipher.encrypt(plain)
         return plain
 
     def finish(self) -> bytes:
