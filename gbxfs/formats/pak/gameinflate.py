@@ -12,39 +12,36 @@ from __future__ import annotations
 
 import zlib
 
-from gbxfs.formats.gbx.errors import Truncated
 from gbxfs.formats.pak.cipher import PAGE
 from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.pull import RefillingSource
 
 OUT_BUFFER = 0x400
 
 
-class GameInflater:
+class GameInflater(RefillingSource):
     """Pull source (`read(n)`, `remaining`) of the first `size` inflated bytes
-    of a zlib stream pulled page by page from `stream` (fetch/feed)."""
+    of a zlib stream pulled page by page from `stream` (fetch/feed). Every
+    byte inflated is kept in `taken`."""
+
+    _dry = "zlib data ends"
 
     def __init__(self, stream, size: int):
+        super().__init__(size)
         self._stream = stream
         self._z = zlib.decompressobj()
         self._in = b""
-        self._buf = b""
-        self._off = 0
-        self.size = size
-        self.consumed = 0      # bytes handed to the parser
-        self.produced = 0      # bytes inflated so far
+        self.produced = 0      # bytes inflated so far (`consumed`: handed to the parser)
         self.taken = bytearray()
         self.input_done = False
-
-    @property
-    def remaining(self) -> int:
-        return self.size - self.consumed
 
     @property
     def eof(self) -> bool:
         """zlib saw the end of the stream (its Adler-32 matched, else it raised)."""
         return self._z.eof
 
-    def _refill(self) -> None:
+    def _refill(self) -> bytes:
+        """Fill the output buffer as the game does (see the module docstring)."""
         z = self._z
         parts = []
         space = OUT_BUFFER
@@ -69,35 +66,16 @@ class GameInflater:
                     raise PakError(f"entry inflates beyond its declared {self.size} bytes")
             elif self.input_done:
                 break  # no input left and zlib has nothing more to give
-        self._buf = b"".join(parts)
-        self._off = 0
-        self.taken += self._buf
-
-    def read(self, n: int) -> bytes:
-        if n < 0 or n > self.size - self.consumed:
-            raise Truncated(f"need {n} bytes, {self.size - self.consumed} left", offset=self.consumed)
-        parts = []
-        need = n
-        while need:
-            avail = len(self._buf) - self._off
-            if not avail:
-                self._refill()
-                avail = len(self._buf)
-                if not avail:
-                    raise Truncated(f"zlib data ends {need} bytes short", offset=self.consumed)
-            k = min(avail, need)
-            parts.append(self._buf[self._off : self._off + k])
-            self._off += k
-            need -= k
-        self.consumed += n
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+        out = b"".join(parts)
+        self.taken += out
+        return out
 
     def drain(self) -> None:
         """Inflate the rest of the stream (after the parse) so that its end and
         Adler-32 are checked; the bytes join `taken`."""
+        self._buf, self._off = b"", 0
         while not self._z.eof:
             before = self.produced
-            self._buf, self._off = b"", 0
             self._refill()
             if self.produced == before and not self._z.eof:
                 break

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from gbxfs.formats.gbx.errors import Truncated
 from gbxfs.formats.pak.cipher import BLOCK, PAGE, PakKey, align8, apply_folds
 from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.pull import RefillingSource
 
 ReadAt = Callable[[int, int], bytes]
 
@@ -92,45 +92,27 @@ class EncryptingStream(_CipherStream):
         return bytes(self.out)
 
 
-class PageReader:
+class PageReader(RefillingSource):
     """Pull source (`read(n)`, `remaining`) over the first `size` plain bytes of
-    a stream, fetching whole pages only when a byte of the next page is needed.
-    Every byte handed out is kept in `taken` (the entry's original bytes)."""
+    a stream, fetching whole pages only when a byte of the next page is needed."""
 
-    def __init__(self, stream, size: int, keep: bool = True):
+    _dry = "encrypted data ends"
+
+    def __init__(self, stream, size: int):
+        super().__init__(size)
         self._stream = stream
-        self._buf = b""
-        self._off = 0
-        self.size = size
-        self.consumed = 0
-        self.taken = bytearray() if keep else None
+        self._fetched = bytearray()
+
+    def _refill(self) -> bytes:
+        page = self._stream.fetch(PAGE)
+        self._fetched += page
+        return page
 
     @property
-    def remaining(self) -> int:
-        return self.size - self.consumed
-
-    def read(self, n: int) -> bytes:
-        if n < 0 or n > self.size - self.consumed:
-            raise Truncated(f"need {n} bytes, {self.size - self.consumed} left", offset=self.consumed)
-        parts = []
-        need = n
-        while need:
-            avail = len(self._buf) - self._off
-            if not avail:
-                self._buf = self._stream.fetch(PAGE)
-                self._off = 0
-                avail = len(self._buf)
-                if not avail:
-                    raise Truncated(f"encrypted data ends {need} bytes short", offset=self.consumed)
-            k = min(avail, need)
-            parts.append(self._buf[self._off : self._off + k])
-            self._off += k
-            need -= k
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
-        self.consumed += n
-        if self.taken is not None:
-            self.taken += data
-        return data
+    def taken(self) -> bytes:
+        """Every byte handed out so far (the entry's original bytes): the
+        fetched pages up to what was read."""
+        return bytes(self._fetched[: self.consumed])
 
 
 def plain_range(read_at: ReadAt, key: PakKey, start: int, length: int, offset: int, size: int,

@@ -1,0 +1,50 @@
+"""Exact reads from a buffer that is refilled only once it is empty.
+
+The pull sources the pak layer hands to parsers (`read(n)`: exactly n bytes
+or Truncated; `remaining`) all work this way: PageReader refills with one
+decrypted page, GameInflater with the game's zlib output buffer. When a
+refill happens decides on which page an ivXor feed lands, so a source must
+never fetch ahead of what the parser asks for.
+"""
+from __future__ import annotations
+
+from gbxfs.formats.gbx.errors import Truncated
+
+
+class RefillingSource:
+    """Pull source over the first `size` bytes of what `_refill` produces."""
+
+    _dry = "data ends"   # Truncated message when a refill brings nothing: "<_dry> N bytes short"
+
+    def __init__(self, size: int):
+        self.size = size
+        self.consumed = 0
+        self._buf = b""
+        self._off = 0
+
+    @property
+    def remaining(self) -> int:
+        return self.size - self.consumed
+
+    def _refill(self) -> bytes:
+        """The next piece (b"" when nothing more comes)."""
+        raise NotImplementedError
+
+    def read(self, n: int) -> bytes:
+        if n < 0 or n > self.size - self.consumed:
+            raise Truncated(f"need {n} bytes, {self.size - self.consumed} left", offset=self.consumed)
+        parts = []
+        need = n
+        while need:
+            avail = len(self._buf) - self._off
+            if not avail:
+                self._buf, self._off = self._refill(), 0
+                avail = len(self._buf)
+                if not avail:
+                    raise Truncated(f"{self._dry} {need} bytes short", offset=self.consumed)
+            k = min(avail, need)
+            parts.append(self._buf[self._off : self._off + k])
+            self._off += k
+            need -= k
+        self.consumed += n
+        return parts[0] if len(parts) == 1 else b"".join(parts)
