@@ -25,7 +25,7 @@ from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import KNOWN_VERSIONS
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, Entry, File, RenderedFile
+from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile, SourceFile
 from gbxfs.tree.pakinfo import render_info
 from gbxfs.tree.source import ByteSource
 
@@ -102,7 +102,10 @@ def lookup_key(name: str, source: ByteSource, ctx: TreeContext) -> tuple[bytes |
 
 # -- entries ---------------------------------------------------------------------------------
 class PakEntrySource:
-    """A pak entry as a ByteSource (for GBX folder views); unverifiable -> EIO."""
+    """A pak entry as a ByteSource (for plain files and GBX folder views);
+    unverifiable -> EIO."""
+
+    __slots__ = ("entry", "size", "mtime_ns")
 
     def __init__(self, entry: PakEntry, mtime_ns: int):
         self.entry = entry
@@ -116,36 +119,28 @@ class PakEntrySource:
             raise OSError(errno.EIO, f"pak entry cannot be verified: {e.reason}") from None
 
 
-class PakEntryFile(File):
+class PakEntryFile(SourceFile):
     """A pak entry as a plain file: exact size up front, verified on first read.
-    `error` is what is known so far (reading never happens to find it out)."""
+    `error` is what the entry knows so far (reading never happens to find it out)."""
 
-    __slots__ = ("entry", "_err")
+    __slots__ = ()
 
-    def __init__(self, name: str, entry: PakEntry, **kw):
-        self.entry = entry
-        self._err = None
-        super().__init__(name, **kw)
+    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int, **kw):
+        super().__init__(name, PakEntrySource(entry, mtime_ns), **kw)
+
+    @property
+    def entry(self) -> PakEntry:
+        return self.source.entry
 
     @property
     def error(self) -> str | None:       # type: ignore[override]
-        return self._err or self.entry.error
+        return self.source.entry.error
 
     @error.setter
     def error(self, value: str | None) -> None:
-        self._err = value
-
-    def size(self) -> int:
-        return self.entry.size
-
-    def size_hint(self) -> int | None:
-        return self.entry.size
-
-    def read(self, offset: int, size: int) -> bytes:
-        try:
-            return self.entry.read(offset, size)
-        except PakError as e:
-            raise OSError(errno.EIO, f"pak entry cannot be verified: {e.reason}") from None
+        # File.__init__ clears it; afterwards only the entry decides
+        if value is not None:
+            raise AttributeError("a pak entry file's error is its entry's")
 
 
 class PakGbxDir(Dir):
