@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Mapping
 
 from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import Dir
+from gbxfs.tree.model import Entry
 from gbxfs.tree.pakview import ERROR_NAME, PakEntryFile, PakFolder, open_pak
 from gbxfs.tree.source import FileSource
 
@@ -71,11 +72,11 @@ def _unlink(path: str) -> None:
         pass
 
 
-def _walk(d: Dir, dest: str, rep: Report, label: str) -> None:
-    for name, e in d.children().items():
+def _extract(kids: Mapping[str, Entry], dest: str, rep: Report, label: str) -> None:
+    for name, e in kids.items():
         here = f"{label}/{name}"
         if isinstance(e, PakFolder):
-            _walk(e, os.path.join(dest, name), rep, here)
+            _extract(e.children(), os.path.join(dest, name), rep, here)
         elif isinstance(e, PakEntryFile):
             _write_entry(e, os.path.join(dest, name), rep, here)
 
@@ -84,18 +85,12 @@ def extract_pak(path: str, dest: str, ctx: TreeContext, rep: Report) -> None:
     name = os.path.basename(path)
     src = FileSource(path)
     try:
-        view = open_pak(name, src, ctx)
-        kids = view.children()
+        kids = open_pak(name, src, ctx).children()
         if ERROR_NAME in kids and not any(isinstance(e, (PakFolder, PakEntryFile)) for e in kids.values()):
             reason = kids[ERROR_NAME].read(0, 1 << 16).decode("utf-8", "replace").strip()
             rep.fail(name, reason)
             return
-        base = os.path.join(dest, name)
-        for child_name, e in kids.items():
-            if isinstance(e, PakFolder):
-                _walk(e, os.path.join(base, child_name), rep, f"{name}/{child_name}")
-            elif isinstance(e, PakEntryFile):
-                _write_entry(e, os.path.join(base, child_name), rep, f"{name}/{child_name}")
+        _extract(kids, os.path.join(dest, name), rep, name)
     finally:
         src.close()
 
@@ -123,10 +118,10 @@ def main(argv: list[str]) -> int:
         try:
             peek_version(src.read_at, src.size)
         except PakError as e:
-            src.close()
             print(f"gbxfs extract: {args.source}: {e.reason}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        src.close()
+        finally:
+            src.close()
     if not paks:
         print(f"gbxfs extract: {args.source}: no .pak files found", file=sys.stderr)
         return EXIT_NOT_FOUND
