@@ -35,23 +35,35 @@ class _OpenFiles:
 
     def acquire(self, src: "FileSource", may_open: bool = True) -> int | None:
         with self._lock:
+            if src._fd is not None:
+                self._open.move_to_end(src)
+                src._users += 1
+                return src._fd
+        if not may_open:
+            return None
+        # open and check outside the lock: the FUSE loop takes it for cached
+        # reads (may_open=False) and must not wait on a slow open of another file
+        fd = os.open(src.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            if src._identity != _identity(os.fstat(fd)):
+                # replaced or rewritten since the tree saw it: its size and
+                # everything derived from it are stale, never serve those bytes
+                raise OSError(errno.EIO, "file changed on disk since it was listed", src.path)
+        except BaseException:
+            os.close(fd)
+            raise
+        with self._lock:
             if src._fd is None:
-                if not may_open:
-                    return None
-                fd = os.open(src.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                if src._identity != _identity(os.fstat(fd)):
-                    # replaced or rewritten since the tree saw it: its size and
-                    # everything derived from it are stale, never serve those bytes
-                    os.close(fd)
-                    raise OSError(errno.EIO, "file changed on disk since it was listed", src.path)
-                src._fd = fd
+                src._fd, fd = fd, None
                 self._open[src] = None
-                src._users += 1       # before trimming: the new descriptor is in use
-                self._trim()
-                return fd
-            self._open.move_to_end(src)
-            src._users += 1
-            return src._fd
+            else:       # another thread opened it meanwhile
+                self._open.move_to_end(src)
+            src._users += 1       # before trimming: the descriptor is in use
+            self._trim()
+            mine = src._fd
+        if fd is not None:
+            os.close(fd)
+        return mine
 
     def release(self, src: "FileSource") -> None:
         with self._lock:

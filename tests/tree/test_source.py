@@ -54,3 +54,40 @@ def test_descriptors_in_use_are_not_closed(tmp_path, monkeypatch):
     pool.release(sa)
     assert sb.read_at(0, 1) == b"B"
     assert pool.open_count() <= 2
+
+
+def test_a_slow_open_does_not_hold_up_reads_of_open_files(tmp_path, monkeypatch):
+    # the FUSE loop answers cached reads itself (acquire without opening); a
+    # worker stuck opening another file must not make it wait on the pool's lock
+    import threading
+
+    pool = source_mod._OpenFiles()
+    monkeypatch.setattr(source_mod, "OPEN_FILES", pool)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_bytes(b"A" * 10)
+    b.write_bytes(b"B" * 10)
+    sa, sb = FileSource(str(a)), FileSource(str(b))
+    assert sa.read_at(0, 1) == b"A"       # a is open
+    entered, release = threading.Event(), threading.Event()
+    real_open = os.open
+
+    def slow_open(path, *args):
+        if path == str(b):
+            entered.set()
+            release.wait(10)
+        return real_open(path, *args)
+
+    monkeypatch.setattr(source_mod.os, "open", slow_open)
+    worker = threading.Thread(target=sb.read_at, args=(0, 1))
+    worker.start()
+    try:
+        assert entered.wait(10)
+        got: list = []
+        probe = threading.Thread(target=lambda: got.append(pool.acquire(sa, may_open=False)))
+        probe.start()
+        probe.join(5)
+        assert got and got[0] is not None   # answered while b's open is still stuck
+        pool.release(sa)
+    finally:
+        release.set()
+        worker.join(10)
