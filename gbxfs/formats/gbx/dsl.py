@@ -43,7 +43,7 @@ NAME_CAPABLE = {"color", "id", "node", "int", "uint", "char", "word", "short", "
                 "iso4", "mat3", "lookback", "packdesc", "nat32", "sbyte"}
 
 FLAGS = {"skippable", "header", "encapsulated"}
-SPECIAL_NAMES = {"chunk_id", "remaining", "next_u32", "True", "False", "None"}
+SPECIAL_NAMES = {"chunk_id", "node_class", "remaining", "next_u32", "True", "False", "None"}
 
 _CHUNK_LINE = re.compile(r"^([0-9A-Fa-f]{7,8})\b(.*)$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")

@@ -90,15 +90,17 @@ class Frame:
     A name read twice in one scope is kept as name, name_2, ...; expressions see the
     latest."""
 
-    __slots__ = ("values", "latest", "parent", "chunk_id", "depth", "index")
+    __slots__ = ("values", "latest", "parent", "chunk_id", "depth", "index", "node_class")
 
-    def __init__(self, parent: "Frame | None", chunk_id: int):
+    def __init__(self, parent: "Frame | None", chunk_id: int, node_class: int | None = None):
         self.values: dict[str, Any] = {}
         self.latest: dict[str, str] = {}
         self.parent = parent
         self.chunk_id = chunk_id
         self.depth = 0 if parent is None else parent.depth + 1
         self.index: int | None = None    # item number, in a loop item's frame
+        # class id (remapped) of the node whose chunk this is; None outside a node walk
+        self.node_class = parent.node_class if parent is not None else node_class
 
     def set(self, name: str, value: Any) -> None:
         values = self.values
@@ -124,6 +126,10 @@ class Frame:
             return self.chunk_id
         if name == "remaining":
             return r.remaining
+        if name == "node_class":    # the same chunk id can have a layout per class (03085000)
+            if self.node_class is None:
+                raise KeyError(name)
+            return self.node_class
         if name == "item_index":    # number of the innermost loop item (0-based)
             f = self
             while f is not None and f.index is None:
@@ -161,9 +167,11 @@ class ChunkDecl:
     def skippable(self) -> bool:
         return "skippable" in self.flags
 
-    def decode(self, r: GbxReader, chunk_id: int | None = None) -> dict[str, Any]:
-        """Read this chunk's fields from `r`; returns the values (GbxError on bad data)."""
-        frame = Frame(None, self.chunk_id if chunk_id is None else chunk_id)
+    def decode(self, r: GbxReader, chunk_id: int | None = None, node_class: int | None = None) -> dict[str, Any]:
+        """Read this chunk's fields from `r`; returns the values (GbxError on bad data).
+        `node_class`: the (remapped) class id of the node being walked, for `node_class`
+        in expressions."""
+        frame = Frame(None, self.chunk_id if chunk_id is None else chunk_id, node_class)
         if "encapsulated" in self.flags:
             with r.encapsulation():
                 self.run(r, frame)

@@ -59,7 +59,7 @@ def walk_node(r: GbxReader, node: Node) -> None:
             raise _walker_error(err)
         start = r.tell()
         try:
-            values = decl.decode(r, cid)
+            values = decl.decode(r, cid, node.class_id)
         except GbxError as e:
             e.add_context(chunk_id=cid, node=node_label(node), where="body")
             node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
@@ -96,7 +96,7 @@ def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: 
         snap = ids.snapshot()
         try:
             with r.limit(size):
-                values = decl.decode(r, cid)
+                values = decl.decode(r, cid, node.class_id)
             if r.tell() != start + size:
                 raise GbxError(f"declaration read {r.tell() - start} of the chunk's {size} bytes",
                                offset=base + r.tell())

@@ -139,6 +139,27 @@ def test_blocks_lie_inside_the_map(corpus):
     assert checked >= 100
 
 
+def test_baked_blocks_lie_inside_the_map_or_its_border(corpus):
+    """03043048 (generated blocks) uses 0304301F's block layout: the coordinates of
+    every baked block fit the map size of 0304301F, plus the one-block border the
+    game bakes decoration into (x and z from 0 to size + 1, y up to size: a TM2020 map
+    has baked loop ends at y 40 of 40)."""
+    checked = 0
+    for row, g, _ in maps():
+        baked, blocks = body(g.body.main, 0x03043048), body(g.body.main, 0x0304301F)
+        if baked is None:
+            continue
+        assert blocks is not None and baked["version"] == blocks["version"], row["path"]
+        real = [item["block"] for item in baked["bakedBlocks"] if item["block"]["flags"] != 0xFFFFFFFF]
+        assert len(real) == baked["numBakedBlocks"], row["path"]
+        for b in real:
+            assert isinstance(b["blockName"], str) and b["blockName"], row["path"]
+            assert b["x"] <= blocks["sizeX"] + 1 and b["y"] <= blocks["sizeY"] and b["z"] <= blocks["sizeZ"] + 1, \
+                (row["path"], b)
+        checked += 1
+    assert checked >= 30
+
+
 def test_tm10_block_nodes_lie_inside_the_map(corpus):
     seen = 0
     for row, g, gen in maps():
@@ -193,9 +214,14 @@ def test_embedded_item_list_matches_the_zip(corpus):
             with zipfile.ZipFile(io.BytesIO(v["zipFile"])) as z:
                 assert z.testzip() is None, row["path"]
                 names = [i.filename for i in z.infolist() if not i.is_dir()]
-        assert len(v["items"]) == len(names), row["path"]
+        # the zip holds the listed item/block models, plus files of their own (a
+        # ManiaPlanet map: each item's .Shape.gbx and .Mesh.gbx next to its .Item.gbx)
+        models = [n for n in names if n.lower().endswith((".item.gbx", ".block.gbx"))]
+        assert len(v["items"]) == len(models), row["path"]
         for item in v["items"]:
-            assert any(n.endswith("/" + item["name"].replace("\\", "/")) for n in names), (row["path"], item)
+            assert any(n.endswith("/" + item["name"].replace("\\", "/")) for n in models), (row["path"], item)
+        stems = {m.rsplit(".", 2)[0] for m in models}
+        assert all(n.rsplit(".", 2)[0] in stems for n in names), row["path"]
         with_items += bool(names)
     assert with_items >= 2
 

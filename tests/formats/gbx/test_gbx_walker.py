@@ -259,3 +259,23 @@ def test_may_define_strings(raw, expected):
 def test_may_define_strings_text_format():
     assert may_define_strings(b"40000000\r\n3\r\nabc\r\n", text=True)
     assert not may_define_strings(b"40000001\r\n", text=True)
+
+
+def test_node_class_selects_a_layout_per_class():
+    """One chunk id, two layouts by the class of the node being walked (as 03085000 in
+    CGameCtnMediaBlockTime and CGameCtnMediaBlockTimeSpeed)."""
+    decls = Registry.from_texts([("t.chunks", """
+01002002
+    noderef child
+01002012
+    if node_class == 0x03129000:
+        uint16 short
+    else:
+        uint32 long
+""")])
+    inner = u32(0x01002012) + struct.pack("<H", 7) + u32(END)
+    body = node_body([(0x01002012, u32(5), False), (0x01002002, u32(1, 0x03129000) + inner, False)])
+    res = walk_body(body, class_id=CLASS, num_nodes=2, decls=decls)
+    assert res.status == "complete", res.error
+    assert res.main.chunks[0].values == {"long": 5}
+    assert res.nodes[1].chunks[0].values == {"short": 7}
