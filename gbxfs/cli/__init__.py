@@ -11,6 +11,7 @@ Exit codes (documented in the README):
 """
 from __future__ import annotations
 
+import importlib
 import sys
 
 EXIT_OK = 0
@@ -21,37 +22,51 @@ EXIT_BAD_INPUT = 4
 EXIT_MOUNT_FAILED = 5
 EXIT_INTERNAL = 70
 
-# command name -> "module:function"; each function takes argv (list[str]) and returns an exit code.
-COMMANDS: dict[str, str] = {}
-COMMANDS.update({
+# command name -> "module:function"; each function takes argv (list[str]), returns an exit
+# code, and its docstring's first line is what `gbxfs --help` says about the command.
+COMMANDS: dict[str, str] = {
     "mount": "gbxfs.cli.mount:main",
     "umount": "gbxfs.cli.mount:umount_main",
     "ls": "gbxfs.cli.browse:ls_main",
     "cat": "gbxfs.cli.browse:cat_main",
+    "extract": "gbxfs.cli.extract:main",
+    "info": "gbxfs.cli.info:main",
+    "coverage": "gbxfs.cli.coverage:main",
     "demo": "gbxfs.cli.demo:main",
-})
-COMMANDS["info"] = "gbxfs.cli.info:main"
-COMMANDS["coverage"] = "gbxfs.cli.coverage:main"
-COMMANDS["extract"] = "gbxfs.cli.extract:main"
+}
+
+
+def _command(name: str):
+    module_name, func_name = COMMANDS[name].split(":")
+    return getattr(importlib.import_module(module_name), func_name)
+
+
+def overview() -> str:
+    """`gbxfs --help`: every command of COMMANDS with its one-line description."""
+    width = max(map(len, COMMANDS))
+    lines = ["usage: gbxfs COMMAND [ARGS...]",
+             "       gbxfs SOURCE MOUNTPOINT [-o OPT,...] [-f] [-d]   (the same as gbxfs mount)",
+             "", "commands:"]
+    for name in COMMANDS:
+        try:
+            doc = _command(name).__doc__ or ""
+        except (ImportError, AttributeError) as e:
+            doc = f"(unavailable: {e})"
+        first_line = (doc.strip().splitlines() or [""])[0]
+        lines.append(f"  {name:<{width}}  {first_line}")
+    lines += ["", "gbxfs COMMAND --help describes a command's arguments and options."]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    import importlib
-
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: gbxfs {" + ",".join(sorted(COMMANDS)) + "} ...", file=sys.stderr)
-        return EXIT_USAGE if not argv else EXIT_OK
-    name = argv[0]
-    target = COMMANDS.get(name)
-    if target is None and "mount" in COMMANDS:
+        (sys.stdout if argv else sys.stderr).write(overview())
+        return EXIT_OK if argv else EXIT_USAGE
+    if argv[0] not in COMMANDS:
         # `gbxfs SOURCE MOUNTPOINT` (also what mount -t fuse.gbxfs runs)
-        name, target, argv = "mount", COMMANDS["mount"], ["mount"] + argv
-    if target is None:
-        print(f"gbxfs: unknown command {name!r}", file=sys.stderr)
-        return EXIT_USAGE
-    module_name, func_name = target.split(":")
-    func = getattr(importlib.import_module(module_name), func_name)
+        argv = ["mount"] + argv
+    func = _command(argv[0])
     try:
         return func(argv[1:])
     except KeyboardInterrupt:

@@ -66,8 +66,8 @@ def _line(name: str, entry: Entry, mtime_ns: int, long: bool) -> str:
 
 
 def ls_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="gbxfs ls",
-                                description="List a folder of the gbxfs tree (real or inside paks/GBX files).")
+    """List a folder of the gbxfs tree (real or inside paks/GBX files)."""
+    p = argparse.ArgumentParser(prog="gbxfs ls", description=ls_main.__doc__)
     _common(p)
     p.add_argument("-l", dest="long", action="store_true",
                    help="long listing: kind (d dir, - file, ! unreadable), size, mtime, name")
@@ -102,8 +102,8 @@ def _silence_stdout() -> None:
 
 
 def cat_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="gbxfs cat",
-                                description="Write a file of the gbxfs tree (real or inside paks/GBX files) to stdout.")
+    """Write a file of the gbxfs tree (real or inside paks/GBX files) to stdout."""
+    p = argparse.ArgumentParser(prog="gbxfs cat", description=cat_main.__doc__)
     _common(p)
     args = p.parse_args(argv)
     try:

@@ -115,6 +115,7 @@ def format_markdown(rows: list[tuple[str, str, int, int]]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    """Count the GBX files under DIR that parse completely, per kind and game generation."""
     ap = argparse.ArgumentParser(prog="gbxfs coverage", description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="folder to scan (recursively)")
     fmt = ap.add_mutually_exclusive_group()

@@ -39,8 +39,8 @@ def _quote(s: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="gbxfs demo",
-                                description="Build a small demo Packs folder and mount it (foreground).")
+    """Build a small demo Packs folder and mount it (foreground)."""
+    p = argparse.ArgumentParser(prog="gbxfs demo", description=main.__doc__)
     p.add_argument("mountpoint", nargs="?", help="where to mount (default: a new temporary folder)")
     p.add_argument("--build-only", metavar="DIR", help="only write the demo Packs folder into DIR")
     p.add_argument("-o", dest="options", action="append", default=[], help="mount options, as for mount")

@@ -96,8 +96,8 @@ def extract_pak(path: str, dest: str, ctx: TreeContext, rep: Report) -> None:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="gbxfs extract",
-                                description="Unpack paks: DEST/<Pak>.pak/<path inside> with the original bytes.")
+    """Unpack paks: DEST/<Pak>.pak/<path inside> with the original bytes."""
+    p = argparse.ArgumentParser(prog="gbxfs extract", description=main.__doc__)
     p.add_argument("source", help="a .pak file or a folder of paks")
     p.add_argument("dest", help="destination folder")
     p.add_argument("--packlist", metavar="FILE", help="packlist.dat with the keys (default: next to the paks)")

@@ -123,7 +123,8 @@ def _text(s: dict[str, Any]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="gbxfs info", description="Summarise GBX (pak, GP2) files.")
+    """Summarise GBX (pak, GP2) files."""
+    ap = argparse.ArgumentParser(prog="gbxfs info", description=main.__doc__)
     ap.add_argument("--json", action="store_true", help="print one JSON list for all files")
     ap.add_argument("files", nargs="+", metavar="FILE")
     try:

@@ -32,7 +32,7 @@ READY_TIMEOUT = 60.0   # seconds the parent waits for the server to answer
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gbxfs mount",
-        description="Mount SOURCE (a folder, or a .pak/.Gbx file) read-only at MOUNTPOINT.",
+        description=main.__doc__,
         epilog="options (-o): gbx=folder|file, packlist=FILE, cache_mb=N, threads=N, timeout=SECONDS, "
                "and FUSE's allow_other, allow_root, auto_unmount, fsname=, subtype=, max_read=, "
                "nosuid, nodev, noexec, ...; fstab's rw, ro, noauto, user, _netdev, nofail, x-* are ignored.")
@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    """Mount SOURCE (a folder, or a .pak/.Gbx file) read-only at MOUNTPOINT."""
     from gbxfs.fuse.options import OptionError, parse_options
 
     args = _parser().parse_args(argv)
@@ -205,11 +206,12 @@ def _setup_logging(debug: bool, to_syslog: bool) -> None:
 
 
 def umount_main(argv: list[str]) -> int:
-    """gbxfs umount MOUNTPOINT: fusermount3 -u, then a lazy unmount (busy or
-    dead mounts: "transport endpoint is not connected")."""
+    """Unmount a gbxfs mount (also a busy or dead one)."""
+    # fusermount3 -u, then a lazy unmount: busy mounts, and dead ones that answer
+    # every request with "transport endpoint is not connected"
     from gbxfs.fuse.mountinfo import canonical, find_mount
 
-    p = argparse.ArgumentParser(prog="gbxfs umount", description="Unmount a gbxfs mount.")
+    p = argparse.ArgumentParser(prog="gbxfs umount", description=umount_main.__doc__)
     p.add_argument("mountpoint")
     args = p.parse_args(argv)
     target = canonical(args.mountpoint)
