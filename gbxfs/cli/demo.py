@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import sys
 import tempfile
 
-from gbxfs.cli import EXIT_OK
+from gbxfs.cli import EXIT_OK, EXIT_USAGE
 
 CLIP = "Demo.pak/Demo/Media/Clips/Intro0.Clip.Gbx"
 MAP = "DemoMap.Challenge.Gbx"
 
 
 def what_to_try(mp: str, packs: str) -> str:
-    q = _quote
+    q = shlex.quote
     return f"""
 gbxfs demo: {packs} is mounted on {mp}
 Try, in another terminal:
@@ -31,11 +32,6 @@ Try, in another terminal:
   gbxfs ls {q(packs + '/' + CLIP)}
 Ctrl-C here unmounts.
 """
-
-
-def _quote(s: str) -> str:
-    import shlex
-    return shlex.quote(s)
 
 
 def main(argv: list[str]) -> int:
@@ -59,7 +55,7 @@ def main(argv: list[str]) -> int:
         opts = parse_options(args.options)
     except OptionError as e:
         print(f"gbxfs: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     work = tempfile.mkdtemp(prefix="gbxfs-demo-")
     try:
         packs = str(build_demo(work))
