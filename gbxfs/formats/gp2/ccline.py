@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from gbxfs.formats.gp2.cursor import Cursor
 from gbxfs.formats.gp2.errors import Gp2Error
 
-HEADER_SIZE = 12
 SEGMENT_WORDS = {0x50: 3, 0x70: 5}
 
 

@@ -16,7 +16,6 @@ from gbxfs.formats.gp2.cursor import Cursor
 from gbxfs.formats.gp2.errors import Gp2Error
 
 END = 0xFFFF
-SECTOR_SIZE = 10
 UNIT_METRES = 4.8768  # one length unit is 16 feet
 
 
