@@ -2,14 +2,22 @@
 
 Names are a contract (SPEC §1): the 8-digit upper-case chunk id, then the
 chunk's short name when one is known, made safe for a file name.
+
+The files keep no chunk: they get it again from the cached parse through
+`get()` when read (see gbx_cached), so a listed folder of thousands of chunks
+costs a few hundred bytes per file, not the chunks' bytes and values.
 """
 from __future__ import annotations
 
 import re
 
+from typing import Callable, Hashable
+
 from gbxfs.formats.gbx.model import Chunk
 from gbxfs.formats.gbx.dump import dump_values
-from gbxfs.tree.model import BytesFile, Entry, RenderedFile
+from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.gbx_cached import CachedFile, ParsedBytesFile
+from gbxfs.tree.model import Entry
 
 # header chunks whose payload is an XML document (map and replay "Community" chunks)
 XML_CHUNKS = {0x03043005, 0x03093001}
@@ -67,14 +75,21 @@ def render_chunk_txt(chunk: Chunk) -> bytes:
     return b"# not decoded: no declaration for this chunk (raw bytes in the .bin file)\n"
 
 
-def chunk_files(chunk: Chunk, taken: set[str]) -> list[Entry]:
+def _xml_bytes(chunk: Chunk) -> bytes:
+    return (xml_text(chunk) or "").encode("utf-8", "replace")
+
+
+def chunk_files(chunk: Chunk, taken: set[str], cache: ByteLRU, key: Hashable,
+                get: Callable[[], Chunk]) -> list[Entry]:
+    """The files of `chunk`; `get()` returns the same chunk again from the parse,
+    `key` is a cache key unique to this chunk of this file."""
     base = chunk_base(chunk, taken)
     x = chunk_xattrs(chunk)
     files: list[Entry] = [
-        RenderedFile(base + ".txt", lambda c=chunk: render_chunk_txt(c), xattrs=x),
-        BytesFile(base + ".bin", chunk.raw, xattrs=x),
+        CachedFile(base + ".txt", cache, (key, "txt"), lambda: render_chunk_txt(get()), xattrs=x),
+        ParsedBytesFile(base + ".bin", lambda: get().raw, size=len(chunk.raw), xattrs=x),
     ]
-    xml = xml_text(chunk)
-    if xml is not None:
-        files.append(BytesFile(base + ".xml", xml.encode("utf-8", "replace"), xattrs=x))
+    if xml_text(chunk) is not None:
+        files.append(CachedFile(base + ".xml", cache, (key, "xml"), lambda: _xml_bytes(get()),
+                                size=len(_xml_bytes(chunk)), xattrs=x))
     return files

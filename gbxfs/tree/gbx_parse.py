@@ -9,7 +9,10 @@ Two stages, so that listing a GBX folder costs only the header:
 Each stage is computed at most once per source while cached: results live in
 ctx.cache (a byte-bounded LRU) under a key holding the source object itself
 (sources compare by identity, so two files never share an entry), with a cost
-estimated from the bytes the result keeps alive.
+estimated from what the result keeps alive: bytes, and the Python objects of
+the decoded values (which outweigh the body bytes of large maps several times).
+Errors are kept without their tracebacks: a traceback keeps the frames of the
+parse alive, and with them the whole file's bytes, at no cost to the cache.
 """
 from __future__ import annotations
 
@@ -43,6 +46,16 @@ class ParsedBody:
     errors: list[GbxError] = field(default_factory=list)
     body_compressed: bool = False
     compressed_size: int | None = None
+    _all: list[Any] | None = field(default=None, repr=False)
+    _problems: list[Any] | None = field(default=None, repr=False)   # error.txt lines, see gbxview
+
+    def all_nodes(self) -> list[Any]:
+        """Every node, nested ones included, in reading order (computed once:
+        node folders and chunk files look their node up here on every read)."""
+        if self._all is None:
+            from gbxfs.tree.gbx_ghostfiles import all_nodes
+            self._all = all_nodes(self.nodes)
+        return self._all
 
 
 class GbxParse:
@@ -85,10 +98,11 @@ class GbxParse:
                     raise
                 data = self.data()            # header larger than the probe: read it all
                 h = parse_header(data, refs=refs)
-            cost = sum(len(c.raw) for c in h.chunks) + 4096
+            # raw chunks, and room for their decoded values (header/ decodes them later)
+            cost = sum(2 * len(c.raw) + HEADER_CHUNK_COST for c in h.chunks) + 4096
             return ParsedHeader(h, None, len(data)), cost
         except GbxError as e:
-            return ParsedHeader(None, e, len(data)), 1024
+            return ParsedHeader(None, _bare(e), len(data)), 1024
 
     # -- body ------------------------------------------------------------------------------
     def body(self) -> ParsedBody:
@@ -110,15 +124,14 @@ class GbxParse:
             b = read_body(data, h.body_offset, h.body_compression)
         except GbxError as e:
             out.status = "failed"
-            out.errors.append(e.add_context(where="body"))
+            out.errors.append(_bare(e.add_context(where="body")))
             return out, 1024
         out.body, out.body_compressed, out.compressed_size = b.data, b.compressed, b.compressed_size
         if not b.data:
             out.status = "absent"
             return out, 1024
         walk_body(h, b.data, out)
-        # the body, the chunks' raw slices of it and their decoded values
-        return out, 3 * len(b.data) + 4096
+        return out, body_cost(out)
 
 
 def walk_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:
@@ -128,4 +141,57 @@ def walk_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:
     out.nodes = list(result.nodes)
     out.status = result.status
     if result.error is not None:
-        out.errors.append(result.error.add_context(where="body"))
+        out.errors.append(_bare(result.error.add_context(where="body")))
+    for n in out.all_nodes():
+        _bare(n.error)
+        for c in n.chunks:
+            _bare(c.error)
+
+
+# Per-object costs for body_cost, from tracemalloc measurements over the corpus
+# (tests/robustness/test_memory.py checks that the estimate is not below the truth).
+NODE_COST = 300
+CHUNK_COST = 200
+HEADER_CHUNK_COST = 2048
+VALUE_COST = 64
+
+
+def body_cost(pb: ParsedBody) -> int:
+    """Bytes a parsed body keeps alive: the body, each chunk's raw copy, and the
+    decoded values (containers, numbers, strings)."""
+    nodes = pb.all_nodes()
+    total = len(pb.body or b"") + 4096 + NODE_COST * len(nodes)
+    for n in nodes:
+        for c in n.chunks:
+            total += CHUNK_COST + len(c.raw)
+            if c.values:
+                total += _values_cost(c.values)
+    return total
+
+
+def _values_cost(value: Any) -> int:
+    total = 0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            total += VALUE_COST * (2 * len(v) + 1)
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            total += VALUE_COST * (len(v) + 1)
+            stack.extend(v)
+        elif isinstance(v, (bytes, bytearray, str)):
+            total += len(v)
+    return total
+
+
+def _bare(e: BaseException | None):
+    """The exception without its traceback, nor those of the exceptions it was
+    raised from (see the module note)."""
+    seen = 0
+    x = e
+    while x is not None and seen < 16:
+        x.__traceback__ = None
+        x = x.__cause__ or x.__context__
+        seen += 1
+    return e

@@ -12,7 +12,10 @@
 
 Laziness: listing the folder parses the header only. body/, the ghost files,
 embedded/ and info.txt's body status parse the body on first use; parsed
-results live in ctx.cache (see gbx_parse). Which entries exist is decided
+results live in ctx.cache (see gbx_parse), and so do the generated files'
+bytes and the listings of header/ and body/nodes/ (see gbx_cached): the tree
+itself keeps no chunk bytes, so memory stays bounded by the cache however
+many files are browsed. Which entries exist is decided
 from the header (class id, header chunks), so that listing never needs the
 body: a replay always shows ghost.csv (its first ghost), ghost.txt, ghosts/
 (all ghosts, <N>.csv and <N>.txt) and embedded/; a ghost file shows
@@ -22,17 +25,19 @@ been parsed).
 """
 from __future__ import annotations
 
+import errno
 import threading
 from typing import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.thumbnail import flip_jpeg, split_thumbnail_chunk
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx_cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx_chunkfiles import chunk_files
 from gbxfs.tree.gbx_ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx_info import describe, render_info, render_refs
-from gbxfs.tree.gbx_parse import GbxParse
-from gbxfs.tree.model import Dir, Entry, File, RenderedFile, SourceFile
+from gbxfs.tree.gbx_parse import GbxParse, ParsedBody, _bare
+from gbxfs.tree.model import Dir, Entry, RenderedFile, SourceFile
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = 0x03093000, 0x03092000, 0x03043000
@@ -42,23 +47,6 @@ THUMBNAIL_CHUNK = 0x03043007
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext, header_bytes: bytes | None = None,
              error: str | None = None) -> Dir:
     return GbxFolder(name, GbxParse(source, ctx, header_bytes=header_bytes, source_error=error))
-
-
-class LazyFile(File):
-    """A file whose bytes come from a parse result (kept in the shared cache,
-    not in the tree), fetched again on demand."""
-
-    __slots__ = ("_get",)
-
-    def __init__(self, name: str, get: Callable[[], bytes], **kw):
-        super().__init__(name, **kw)
-        self._get = get
-
-    def size(self) -> int:
-        return len(self._get())
-
-    def read(self, offset: int, size: int) -> bytes:
-        return self._get()[offset:offset + size]
 
 
 class GbxFolder(Dir):
@@ -77,7 +65,7 @@ class GbxFolder(Dir):
     # -- error.txt: present whenever a problem is known ------------------------------------
     def note_error(self, what: str, e: BaseException) -> None:
         with self._elock:
-            self._errors.setdefault(what, e)
+            self._errors.setdefault(what, _bare(e))   # no traceback: it would keep the parse alive
 
     def known_errors(self) -> list[tuple[str, BaseException]]:
         p = self.p
@@ -93,14 +81,7 @@ class GbxFolder(Dir):
                     out.append((f"header chunk {c.chunk_id:08X}", c.error))
         pb = p.ctx.cache.get(("gbx.body", p.source))     # peek: never parse for this
         if pb is not None:
-            for e in pb.errors:
-                out.append(("body", e))
-            for n in pb.nodes:
-                if n.error is not None:
-                    out.append((f"node {n.index} ({n.class_name or f'{n.class_id:08X}'})", n.error))
-                for c in n.chunks:
-                    if c.error is not None:
-                        out.append((f"chunk {c.chunk_id:08X} of node {n.index}", c.error))
+            out += _body_problems(pb)
         with self._elock:
             out += list(self._errors.items())
         # one failure is recorded on the chunk, its node and the body alike: list it once
@@ -121,62 +102,94 @@ class GbxFolder(Dir):
             return {**kids, "error.txt": self._error_file[1]}
 
     # -- the folder ------------------------------------------------------------------------
+    def _key(self, *what) -> tuple:
+        """A cache key for one generated entry of this file."""
+        return ("gbx.view", self.p.source) + what
+
+    def _generated(self, name: str, make, **kw) -> CachedFile:
+        return CachedFile(name, self.p.ctx.cache, self._key(name), make, **kw)
+
     def _list_root(self) -> Iterable[Entry]:
         p = self.p
+        cache = p.ctx.cache
         original = SourceFile("original.gbx", p.source)
         if p.source_error:
             original.error = p.source_error
         out: list[Entry] = [original,
-                            RenderedFile("info.txt", lambda: render_info(p.source.size, p.header(), self._body()))]
+                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body()))]
         h = p.header().header
         if h is None:
             return out
-        out.append(Dir("header", load=self._header_files))
+        out.append(CachedDir("header", cache, self._key("header/"), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
-            out.append(RenderedFile("refs.txt", lambda: render_refs(p.header())))
+            out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
         out.append(Dir("body", load=self._body_files))
         out += self._thumbnail_files(h)
         if h.class_id in (REPLAY, GHOST):
-            out.append(LazyFile("ghost.csv", lambda: render_ghost_csv(self._first_ghost())))
-            out.append(LazyFile("ghost.txt", lambda: render_ghost_txt(self._first_ghost())))
+            out.append(self._generated("ghost.csv", lambda: render_ghost_csv(self._first_ghost())))
+            out.append(self._generated("ghost.txt", lambda: render_ghost_txt(self._first_ghost())))
         if h.class_id == REPLAY:
-            out.append(Dir("ghosts", load=self._ghost_files))
+            out.append(CachedDir("ghosts", cache, self._key("ghosts/"), self._ghost_files))
         if h.class_id in (REPLAY, MAP):
             out.append(Dir("embedded", load=self._embedded))
         return out
 
-    def _body(self):
-        pb = self.p.body()
-        return pb
+    # -- header/ and body/ -----------------------------------------------------------------
+    def _header(self):
+        """The header with its chunks decoded (again, if the cache dropped it)."""
+        h = self.p.header().header
+        if h is None:      # the same source parsed before: cannot fail now unless it changed
+            raise OSError(errno.EIO, f"{self.name}: header no longer parses")
+        _decode_header(h)
+        return h
 
     def _header_files(self) -> list[Entry]:
-        h = self.p.header().header
-        _decode_header(h)
+        h = self._header()
         taken: set[str] = set()
         out: list[Entry] = []
-        for c in h.chunks:
-            out += chunk_files(c, taken)
+        cache = self.p.ctx.cache
+        for i, c in enumerate(h.chunks):
+            out += chunk_files(c, taken, cache, self._key("header", i),
+                               lambda i=i: self._header().chunks[i])
         return out
 
     def _body_files(self) -> list[Entry]:
         pb = self.p.body()
         if pb.body is None:
             return []
-        return [LazyFile("body.bin", lambda: self.p.body().body or b""), Dir("nodes", load=self._node_dirs)]
+        return [ParsedBytesFile("body.bin", lambda: self.p.body().body or b"", size=len(pb.body)),
+                CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)]
+
+    def _node(self, i: int):
+        nodes = self.p.body().all_nodes()
+        if i >= len(nodes):
+            raise OSError(errno.EIO, f"{self.name}: body no longer parses the same")
+        return nodes[i]
 
     def _node_dirs(self) -> list[Entry]:
-        from gbxfs.tree.gbx_ghostfiles import all_nodes
         out: list[Entry] = []
-        for i, n in enumerate(all_nodes(self.p.body().nodes)):
+        taken: set[str] = set()
+        cache = self.p.ctx.cache
+        for i, n in enumerate(self.p.body().all_nodes()):
             label = n.index if n.index is not None else i
             cls = n.class_name or f"{n.class_id:08X}"
             name = f"{label:03d}.{cls}"
-            if any(e.name == name for e in out):
+            if name in taken:
                 name = f"{name}-{i}"
+            taken.add(name)
             x = {"user.gbx.class_id": f"{n.class_id:08X}".encode()}
             if n.error is not None:
                 x["user.gbxfs.error"] = str(n.error).encode("utf-8", "replace")
-            out.append(Dir(name, load=lambda n=n: _node_files(n), xattrs=x))
+            out.append(CachedDir(name, cache, self._key("node/", i), lambda i=i: self._node_files(i), xattrs=x))
+        return out
+
+    def _node_files(self, i: int) -> list[Entry]:
+        taken: set[str] = set()
+        out: list[Entry] = []
+        cache = self.p.ctx.cache
+        for j, c in enumerate(self._node(i).chunks):
+            out += chunk_files(c, taken, cache, self._key("node", i, j),
+                               lambda j=j: self._node(i).chunks[j])
         return out
 
     # -- thumbnail and comments ------------------------------------------------------------
@@ -191,12 +204,18 @@ class GbxFolder(Dir):
             return []
         out: list[Entry] = []
         x = {"user.gbx.chunk_id": f"{THUMBNAIL_CHUNK:08X}".encode(), "user.gbx.offset": str(c.offset).encode()}
+        # the files keep no image: they split the (cached) header chunk again when read
         if jpeg:
-            out.append(RenderedFile("thumbnail.jpg", lambda j=jpeg: self._flip(j), xattrs=x))
+            out.append(self._generated("thumbnail.jpg", lambda: self._flip(self._thumbnail()[0]), xattrs=x))
         if comments:
-            out.append(RenderedFile("comments.txt", lambda t=comments: (t.rstrip("\n") + "\n").encode("utf-8"),
-                                    xattrs=x))
+            text = _comments_bytes(comments)
+            out.append(self._generated("comments.txt", lambda: _comments_bytes(self._thumbnail()[1]),
+                                       size=len(text), xattrs=x))
         return out
+
+    def _thumbnail(self) -> tuple[bytes, str]:
+        c = next(c for c in self._header().chunks if c.chunk_id == THUMBNAIL_CHUNK)
+        return split_thumbnail_chunk(c.raw)
 
     def _flip(self, jpeg: bytes) -> bytes:
         try:
@@ -226,9 +245,12 @@ class GbxFolder(Dir):
 
     def _ghost_files(self) -> list[Entry]:
         out: list[Entry] = []
+        cache = self.p.ctx.cache
         for i in range(len(self._ghosts())):
-            out.append(LazyFile(f"{i}.csv", lambda i=i: render_ghost_csv(self._ghosts()[i])))
-            out.append(LazyFile(f"{i}.txt", lambda i=i: render_ghost_txt(self._ghosts()[i])))
+            out.append(CachedFile(f"{i}.csv", cache, self._key("ghosts", i, "csv"),
+                                  lambda i=i: render_ghost_csv(self._ghosts()[i])))
+            out.append(CachedFile(f"{i}.txt", cache, self._key("ghosts", i, "txt"),
+                                  lambda i=i: render_ghost_txt(self._ghosts()[i])))
         return out
 
     # -- embedded ----------------------------------------------------------------------------
@@ -245,18 +267,31 @@ class GbxFolder(Dir):
             return open_gbx(name, src, ctx)
 
         try:
-            return embedded_entries(pb.nodes[0], ctx, self.p.source.mtime_ns, open_nested)
+            return embedded_entries(pb.nodes[0], ctx, self.p.source.mtime_ns, open_nested,
+                                    self._key("embedded"), lambda: self._node(0))
         except GbxError as e:
             self.note_error("embedded", e)
             return []
 
 
-def _node_files(n) -> list[Entry]:
-    taken: set[str] = set()
-    out: list[Entry] = []
-    for c in n.chunks:
-        out += chunk_files(c, taken)
-    return out
+def _comments_bytes(comments: str) -> bytes:
+    return (comments.rstrip("\n") + "\n").encode("utf-8")
+
+
+def _body_problems(pb: ParsedBody) -> list[tuple[str, BaseException]]:
+    """The body's errors for error.txt, found once per parse (a large map has
+    thousands of chunks, and the folder asks on every listing)."""
+    found = pb._problems
+    if found is None:
+        found = [("body", e) for e in pb.errors]
+        for n in pb.nodes:
+            if n.error is not None:
+                found.append((f"node {n.index} ({n.class_name or f'{n.class_id:08X}'})", n.error))
+            for c in n.chunks:
+                if c.error is not None:
+                    found.append((f"chunk {c.chunk_id:08X} of node {n.index}", c.error))
+        pb._problems = found
+    return found
 
 
 def _decode_header(h) -> None:

@@ -17,19 +17,27 @@ gbxfs.formats.gp2.folder, and sections/NN.<name>.bin, the raw regions in
 file order (their concatenation is original.dat). Renderings are produced
 on first read of each file. For `gbxfs info`, use
 gbxfs.formats.gp2.describe(data).
+
+The decoded track and the renderings live in ctx.cache, not in the tree
+(see gbx_cached): a listed folder keeps names and sizes only, so browsing
+a thousand tracks does not keep a thousand tracks in memory.
 """
 from __future__ import annotations
 
 from gbxfs.formats.gp2 import (TABLE_AT, TABLE_SIZE, Gp2Error, decode, folder_files,
                                looks_like_gp2, section_files)
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
+from gbxfs.tree.gbx_cached import CachedFile, ParsedBytesFile
+from gbxfs.tree.model import Dir, Entry, SourceFile
 from gbxfs.tree.source import ByteSource, read_all
 
 SUFFIX = ".dat"
 # Real tracks are 30-50 KB; the format's offsets are u32, but anything this
 # large is not a track the game could load, so it is not read whole.
 MAX_TRACK_SIZE = 8 * 1024 * 1024
+# memory a decoded track keeps per byte of file (sector and command objects),
+# measured on the corpus tracks with tracemalloc (about 6), rounded up
+TRACK_COST_PER_BYTE = 10
 
 
 def probe(name: str, source: ByteSource) -> bool:
@@ -48,20 +56,37 @@ def open_gp2(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
     """The track folder. Raises Gp2Error on first listing if the file is not
     (or no longer) a valid GP2 track; the registry's ViewDir turns that
     into error.txt + the original bytes."""
-    return Dir(name, load=lambda: _entries(source), mtime_ns=source.mtime_ns,
+    return Dir(name, load=lambda: _entries(source, ctx), mtime_ns=source.mtime_ns,
                xattrs={"user.gp2.format": b"GP2 track"})
 
 
-def _entries(source: ByteSource) -> list[Entry]:
-    data = read_all(source, MAX_TRACK_SIZE)
-    track = decode(data)
+def _track(source: ByteSource, ctx: TreeContext):
+    """The decoded track and its bytes, from the cache or decoded (again)."""
+    def make():
+        data = read_all(source, MAX_TRACK_SIZE)
+        return (decode(data), data), TRACK_COST_PER_BYTE * len(data) + 4096
+    return ctx.cache.get_or_make(("gp2.track", source), make)
+
+
+def _render(source: ByteSource, ctx: TreeContext, file_name: str) -> bytes:
+    return dict(folder_files(*_track(source, ctx)))[file_name]()
+
+
+def _section(source: ByteSource, ctx: TreeContext, i: int) -> bytes:
+    return _track(source, ctx)[0].sections[i].data
+
+
+def _entries(source: ByteSource, ctx: TreeContext) -> list[Entry]:
+    track, data = _track(source, ctx)
     entries: list[Entry] = []
-    for file_name, render in folder_files(track, data):
+    for file_name, _ in folder_files(track, data):
         if file_name == "original.dat":
-            entries.append(BytesFile(file_name, data))
+            entries.append(SourceFile(file_name, source))
         else:
-            entries.append(RenderedFile(file_name, render))
-    sections = [BytesFile(n, raw, xattrs={"user.gp2.offset": str(s.offset).encode()})
-                for (n, raw), s in zip(section_files(track), track.sections)]
+            entries.append(CachedFile(file_name, ctx.cache, ("gp2.view", source, file_name),
+                                      lambda n=file_name: _render(source, ctx, n)))
+    sections = [ParsedBytesFile(n, lambda i=i: _section(source, ctx, i), size=len(raw),
+                                xattrs={"user.gp2.offset": str(s.offset).encode()})
+                for i, ((n, raw), s) in enumerate(zip(section_files(track), track.sections))]
     entries.append(Dir("sections", children=sections))
     return entries

@@ -1,0 +1,134 @@
+"""Tree entries whose bytes and listings live in ctx.cache, not in the tree.
+
+A tree entry lives as long as its parent folder's listing, i.e. for the whole
+mount once listed. If generated files kept their bytes (or folders their
+listings of thousands of chunk files), walking a folder of large maps once
+would keep every chunk dump in memory for good, outside the byte-bounded
+cache. These entries keep only what is needed to make their content again
+(a cache key and a function) plus their size, an int, so that getattr stays
+exact and cheap after the content was evicted.
+
+make() functions must be deterministic (they re-derive the content from the
+file's cached or re-done parse), so content made again is the same content.
+"""
+from __future__ import annotations
+
+import errno
+from typing import Callable, Hashable, Iterable, Mapping
+
+from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.model import Dir, Entry, File
+
+# what one listed entry costs in memory (object, name, key tuple, xattrs), measured
+# with tracemalloc on chunk folders of large maps; rounded up
+ENTRY_COST = 1024
+ITEM_OVERHEAD = 128
+
+
+class _SizedFile(File):
+    __slots__ = ("_size",)
+
+    def __init__(self, name: str, size: int | None, xattrs: dict | None, **kw):
+        super().__init__(name, **kw)
+        if xattrs is not None:
+            self.xattrs = xattrs    # shared, not copied: the .txt/.bin/.xml of one chunk carry the same
+        self._size = size
+
+    def _bytes(self) -> bytes:
+        raise NotImplementedError
+
+    def _checked(self, data: bytes) -> bytes:
+        if self._size is None:
+            self._size = len(data)
+        elif len(data) != self._size:   # only if make() were not deterministic: never serve it
+            raise OSError(errno.EIO, f"{self.name}: content made again has {len(data)} bytes, "
+                                     f"{self._size} were announced")
+        return data
+
+    def size(self) -> int:
+        return self._size if self._size is not None else len(self._bytes())
+
+    def size_hint(self) -> int | None:
+        return self._size
+
+    def read(self, offset: int, size: int) -> bytes:
+        return self._bytes()[offset:offset + size]
+
+
+class CachedFile(_SizedFile):
+    """A generated file (text dump, CSV, ...) made on demand; its bytes are kept
+    in the cache under `key`."""
+
+    __slots__ = ("_cache", "_key", "_make")
+
+    def __init__(self, name: str, cache: ByteLRU, key: Hashable, make: Callable[[], bytes], *,
+                 size: int | None = None, xattrs: dict | None = None, **kw):
+        super().__init__(name, size, xattrs, **kw)
+        self._cache, self._key, self._make = cache, key, make
+
+    def _bytes(self) -> bytes:
+        data = self._cache.get(self._key)
+        if data is None:
+            data = self._checked(bytes(self._make()))
+            self._cache.put(self._key, data, len(data) + ITEM_OVERHEAD)
+        return data
+
+
+class ParsedBytesFile(_SizedFile):
+    """A file whose bytes are an object the (cached) parse keeps anyway, such as
+    a chunk's raw bytes or the decompressed body: fetched from the parse on
+    each read, never copied into the cache a second time."""
+
+    __slots__ = ("_get",)
+
+    def __init__(self, name: str, get: Callable[[], bytes], *, size: int | None = None,
+                 xattrs: dict | None = None, **kw):
+        super().__init__(name, size, xattrs, **kw)
+        self._get = get
+
+    def _bytes(self) -> bytes:
+        return self._checked(self._get())
+
+
+class CachedDir(Dir):
+    """A folder whose listing is kept in the cache (costed per entry) and made
+    again by `load` after eviction. Entries made again are new objects with the
+    same names, sizes and content."""
+
+    __slots__ = ("_cache", "_key")
+
+    def __init__(self, name: str, cache: ByteLRU, key: Hashable, load: Callable[[], Iterable[Entry]], **kw):
+        super().__init__(name, load=load, **kw)
+        self._cache, self._key = cache, key
+
+    def children(self) -> Mapping[str, Entry]:
+        kids = self._cache.get(self._key)
+        if kids is None:
+            with self._lock:
+                kids = self._cache.get(self._key)
+                if kids is None:
+                    kids = {c.name: c for c in self._load()}
+                    self._cache.put(self._key, kids, ENTRY_COST * len(kids) + ITEM_OVERHEAD)
+        return kids
+
+    def loaded(self) -> bool:
+        return self._cache.get(self._key) is not None
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        return self._cache.get(self._key)
+
+
+class LazySliceSource:
+    """A ByteSource over bytes that a cached parse holds (an embedded file):
+    size known up front, bytes fetched from the parse on each read."""
+
+    def __init__(self, get: Callable[[], bytes | memoryview], size: int, mtime_ns: int):
+        self._get = get
+        self.size = size
+        self.mtime_ns = mtime_ns
+
+    def read_at(self, offset: int, size: int) -> bytes:
+        data = self._get()
+        if len(data) != self.size:
+            raise OSError(errno.EIO, f"embedded data made again has {len(data)} bytes, not {self.size}")
+        return bytes(memoryview(data)[offset:offset + max(0, size)])
