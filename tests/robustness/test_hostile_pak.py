@@ -16,7 +16,7 @@ from robust_walk import walk_files
 
 pytestmark = pytest.mark.corpus
 
-SETTINGS = settings(max_examples=15, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=10, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 PACKS = CORPUS / "synthetic-pak" / "Packs"
 
@@ -40,9 +40,8 @@ def test_sample_reads_completely(sample):
 
 def test_truncated(sample):
     pak, plist, parts = sample
-    cuts = {0, 7, 8, 11, 12, 19, 20, 27, 28, 100, parts.data_offset - 1, parts.data_offset,
-            parts.data_offset + 8, (parts.data_offset + parts.meta_offset) // 2, parts.meta_offset,
-            parts.meta_offset + 8, len(pak) - 9, len(pak) - 1}
+    cuts = {0, 11, 19, 27, 100, parts.data_offset - 1, parts.data_offset + 8,
+            (parts.data_offset + parts.meta_offset) // 2, parts.meta_offset + 8, len(pak) - 1}
     for cut in sorted(cuts):
         _walk(pak[:cut], plist)
 
@@ -69,7 +68,7 @@ def test_every_header_field_huge(sample):
         at = parts.fields[field]
         # -1 / the largest u32 everywhere; the largest positive i32 where a signed
         # reading or an addition could turn it into something else
-        for value in (0xFFFFFFFF,) + ((0x7FFFFFF0,) if "[" not in field or "name_len" in field else ()):
+        for value in (0xFFFFFFFF,) + ((0x7FFFFFF0,) if field.startswith(("num_", "meta_")) else ()):
             def change(plain, fields, at=at, value=value):
                 struct.pack_into("<I", plain, at, value)
             _walk(put_together(parts, change=change), plist)
