@@ -54,6 +54,17 @@ def remap(id_: int) -> int:
     return id_ if new is None else new | (id_ & ~CLASS_MASK & 0xFFFFFFFF)
 
 
+# Chunk ids that keep their stored id although their class id is wrapped (GBX.NET marks
+# them "not-remapped"): 0900D002 is the old surface mesh chunk of CPlugSurfaceGeom
+# (wrapped 0900D000 -> 0900F000), a layout of its own beside 0900F002.
+NOT_REMAPPED_CHUNKS = frozenset({0x0900D002})
+
+
+def remap_chunk(chunk_id: int) -> int:
+    """Current id for a chunk id met in a file: remap(), except NOT_REMAPPED_CHUNKS."""
+    return chunk_id if chunk_id in NOT_REMAPPED_CHUNKS else remap(chunk_id)
+
+
 def class_name(class_id: int) -> str | None:
     """Name of a class id (remapped first); None when unknown."""
     return _names().get(remap(class_id) & CLASS_MASK)

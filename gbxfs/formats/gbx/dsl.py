@@ -43,7 +43,7 @@ NAME_CAPABLE = {"color", "id", "node", "int", "uint", "char", "word", "short", "
                 "iso4", "mat3", "lookback", "packdesc", "nat32", "sbyte"}
 
 FLAGS = {"skippable", "header", "encapsulated"}
-SPECIAL_NAMES = {"chunk_id", "node_class", "remaining", "next_u32", "True", "False", "None"}
+SPECIAL_NAMES = {"chunk_id", "node_class", "node", "remaining", "next_u32", "True", "False", "None"}
 
 _CHUNK_LINE = re.compile(r"^([0-9A-Fa-f]{7,8})\b(.*)$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -128,6 +128,12 @@ class While(Stmt):
     cond: str                       # checked before each item (e.g. on next_u32, a peek)
     name: str
     body: list[Stmt] = field(default_factory=list)
+
+
+@dataclass
+class InlineNode(Stmt):
+    class_id: int                   # the node's class, known from the layout (not stored)
+    name: str
 
 
 @dataclass
@@ -454,6 +460,11 @@ class _Parser:
             if m.group(3).strip():
                 stmts += parse_fields(m.group(3).strip(), self.file, ln.no)
             return stmts
+        if head == "inline":
+            m = re.match(r"^inline\s+node\s+(?:0x)?([0-9A-Fa-f]{8})\s+([A-Za-z_]\w*)\s*(\(.*\))?$", t)
+            if not m:
+                raise self.err(ln.no, f"expected 'inline node <8 hex digits class id> <name>', found {t!r}")
+            return InlineNode(ln.no, int(m.group(1), 16), m.group(2))
         if head == "feed":
             e = t[4:].strip()
             self._check_expr(e, ln.no)

@@ -26,7 +26,7 @@ from . import dsl
 from .dsl import DeclarationError
 from .errors import GbxError
 from .expr import compile_expr, names_in, parse as parse_expr
-from .model import Labeled
+from .model import Labeled, NodeRef
 from .reader import MAX_COUNT, BytesSource, GbxReader
 
 log = logging.getLogger(__name__)
@@ -90,17 +90,17 @@ class Frame:
     A name read twice in one scope is kept as name, name_2, ...; expressions see the
     latest."""
 
-    __slots__ = ("values", "latest", "parent", "chunk_id", "depth", "index", "node_class")
+    __slots__ = ("values", "latest", "parent", "chunk_id", "depth", "index", "node")
 
-    def __init__(self, parent: "Frame | None", chunk_id: int, node_class: int | None = None):
+    def __init__(self, parent: "Frame | None", chunk_id: int, node: Any = None):
         self.values: dict[str, Any] = {}
         self.latest: dict[str, str] = {}
         self.parent = parent
         self.chunk_id = chunk_id
         self.depth = 0 if parent is None else parent.depth + 1
         self.index: int | None = None    # item number, in a loop item's frame
-        # class id (remapped) of the node whose chunk this is; None outside a node walk
-        self.node_class = parent.node_class if parent is not None else node_class
+        # the node (model.Node) whose chunk this is; None outside a node walk
+        self.node = parent.node if parent is not None else node
 
     def set(self, name: str, value: Any) -> None:
         values = self.values
@@ -127,9 +127,13 @@ class Frame:
         if name == "remaining":
             return r.remaining
         if name == "node_class":    # the same chunk id can have a layout per class (03085000)
-            if self.node_class is None:
+            if self.node is None:
                 raise KeyError(name)
-            return self.node_class
+            return self.node.class_id
+        if name == "node":          # fields of this node's earlier chunks: node.count
+            if self.node is None:
+                raise KeyError(name)
+            return NodeFields(self.node)
         if name == "item_index":    # number of the innermost loop item (0-based)
             f = self
             while f is not None and f.index is None:
@@ -142,6 +146,24 @@ class Frame:
                 raise GbxError("next_u32 cannot be peeked in text-format files")
             return r.peek_u32()
         raise KeyError(name)
+
+
+class NodeFields:
+    """`node.<field>` in expressions: a field of an earlier chunk of the node being
+    walked, the latest chunk that has it (CPlugVisual3D's vertex count and flags come
+    from CPlugVisual's chunk). Only decoded chunks count."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: Any):
+        self.node = node
+
+    def __getitem__(self, name: str) -> Any:
+        for c in reversed(self.node.chunks):
+            values = c.values
+            if values and name in values:
+                return values[name]
+        raise KeyError(f"node.{name}")
 
 
 Run = Callable[[GbxReader, Frame], None]
@@ -167,11 +189,11 @@ class ChunkDecl:
     def skippable(self) -> bool:
         return "skippable" in self.flags
 
-    def decode(self, r: GbxReader, chunk_id: int | None = None, node_class: int | None = None) -> dict[str, Any]:
+    def decode(self, r: GbxReader, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:
         """Read this chunk's fields from `r`; returns the values (GbxError on bad data).
-        `node_class`: the (remapped) class id of the node being walked, for `node_class`
-        in expressions."""
-        frame = Frame(None, self.chunk_id if chunk_id is None else chunk_id, node_class)
+        `node`: the node being walked (its class is `node_class` in expressions, its
+        earlier chunks' fields are `node.<field>`)."""
+        frame = Frame(None, self.chunk_id if chunk_id is None else chunk_id, node)
         if "encapsulated" in self.flags:
             with r.encapsulation():
                 self.run(r, frame)
@@ -291,7 +313,7 @@ class _Linker:
                     out |= set(s.subnames)
             elif isinstance(s, dsl.Loop):
                 out.add(s.name)
-            elif isinstance(s, dsl.Let):
+            elif isinstance(s, (dsl.Let, dsl.InlineNode)):
                 out.add(s.name)
             elif isinstance(s, dsl.If):
                 for _, b, _ in s.branches:
@@ -362,6 +384,8 @@ class _Linker:
                 known.add(s.name)
             elif isinstance(s, dsl.Encapsulated):
                 self.prepare(s.body, file, known, counter, visiting, check_names, in_loop)
+            elif isinstance(s, dsl.InlineNode):
+                known.add(s.name)
             elif isinstance(s, dsl.Inflate):
                 need(s.data, s.line)
                 need(s.size, s.line)
@@ -547,6 +571,17 @@ class _Linker:
             def continue_(r: GbxReader, f: Frame) -> None:
                 raise _Continue(uncounted)
             return continue_
+        if isinstance(s, dsl.InlineNode):
+            class_id, name = s.class_id, s.name
+
+            def inline_node(r: GbxReader, f: Frame) -> None:
+                try:
+                    f.set(name, NodeRef("direct", None, node=r.read_node(class_id, None, hook=False)))
+                except GbxError as e:
+                    if e.decl is None:
+                        e.decl = where
+                    raise
+            return inline_node
         if isinstance(s, dsl.Inflate):
             return self.inflate(s, file)
         if isinstance(s, dsl.While):

@@ -46,7 +46,7 @@ def walk_node(r: GbxReader, node: Node) -> None:
         if len(node.chunks) >= MAX_CHUNKS_PER_NODE:
             raise GbxError(f"more than {MAX_CHUNKS_PER_NODE} chunks in one node", offset=base + at,
                            node=node_label(node), where="body")
-        cid = classdb.remap(raw_id)
+        cid = classdb.remap_chunk(raw_id)
         stored_id = raw_id if raw_id != cid else None
         decl = reg.get(cid)
         if r.skip_marker():
@@ -59,7 +59,7 @@ def walk_node(r: GbxReader, node: Node) -> None:
             raise _walker_error(err)
         start = r.tell()
         try:
-            values = decl.decode(r, cid, node.class_id)
+            values = decl.decode(r, cid, node)
         except GbxError as e:
             e.add_context(chunk_id=cid, node=node_label(node), where="body")
             node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
@@ -96,7 +96,7 @@ def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: 
         snap = ids.snapshot()
         try:
             with r.limit(size):
-                values = decl.decode(r, cid, node.class_id)
+                values = decl.decode(r, cid, node)
             if r.tell() != start + size:
                 raise GbxError(f"declaration read {r.tell() - start} of the chunk's {size} bytes",
                                offset=base + r.tell())

@@ -464,15 +464,17 @@ class GbxReader:
             return None
         return NodeRef("direct", None, node=self.read_node(class_id, None))
 
-    def read_node(self, raw_class_id: int, index: int | None) -> Node:
-        """ReadNode: create the node (slot `index`), call on_node, walk its chunks."""
+    def read_node(self, raw_class_id: int, index: int | None, hook: bool = True) -> Node:
+        """ReadNode: create the node (slot `index`), call on_node, walk its chunks.
+        hook=False: a node whose class the layout implies (no class id stored, no
+        ReadNode in the game): no on_node call."""
         from .nodes import walk_node  # the walker reads chunks; it calls back into us
 
         if self.depth >= MAX_DEPTH:
             raise self.error(f"nodes nested deeper than {MAX_DEPTH}")
         class_id = classdb.remap(raw_class_id)
         node = Node(index, class_id, raw_class_id=raw_class_id if raw_class_id != class_id else None)
-        if self.on_node is not None:
+        if hook and self.on_node is not None:
             self.on_node(class_id)
         if index is not None:
             self.nodes[index] = node

@@ -279,3 +279,42 @@ def test_node_class_selects_a_layout_per_class():
     assert res.status == "complete", res.error
     assert res.main.chunks[0].values == {"long": 5}
     assert res.nodes[1].chunks[0].values == {"short": 7}
+
+
+def test_node_fields_of_earlier_chunks_are_visible():
+    """node.<field>: the latest earlier chunk of the same node that has the field (as
+    CPlugVisual3D reads CPlugVisual's vertex count)."""
+    decls = Registry.from_texts([("t.chunks", """
+01002020
+    uint32 count
+01002021
+    uint32 values[node.count]
+01002022
+    uint32 x[node.missing]
+""")])
+    body = node_body([(0x01002020, u32(1), False), (0x01002020, u32(2), False), (0x01002021, u32(7, 8), False)])
+    res = walk_body(body, class_id=CLASS, num_nodes=1, decls=decls)
+    assert res.status == "complete", res.error
+    assert res.main.chunks[2].values == {"values": [7, 8]}
+    res = walk_body(node_body([(0x01002022, b"", False)]), class_id=CLASS, num_nodes=1, decls=decls)
+    assert "'node.missing' was not read" in str(res.error)
+
+
+def test_inline_node_has_no_class_id_and_does_not_feed():
+    """`inline node <class> <name>`: a node whose class the layout implies - its chunks
+    follow at once (CPlugVisualIndexed's index buffer); no ReadNode, so no on_node."""
+    decls = Registry.from_texts([("t.chunks", """
+01002030
+    inline node 09057000 buffer (comment)
+    uint32 after
+09057000
+    uint32 flags
+""")])
+    body = node_body([(0x01002030, u32(0x09057000, 5, END, 9), False)])
+    seen = []
+    res = walk_body(body, class_id=CLASS, num_nodes=1, decls=decls, on_node=seen.append)
+    assert res.status == "complete", res.error
+    v = res.main.chunks[0].values
+    assert v["buffer"].kind == "direct" and v["buffer"].node.class_id == 0x09057000
+    assert v["buffer"].node.chunks[0].values == {"flags": 5} and v["after"] == 9
+    assert seen == [CLASS]           # the main node only

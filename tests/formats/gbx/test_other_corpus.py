@@ -98,3 +98,72 @@ def test_spawn_model_and_material_files_parse_completely(corpus):
     for i, a in enumerate(rows):
         for j, b in enumerate(rows):
             assert math.isclose(sum(p * q for p, q in zip(a, b)), float(i == j), abs_tol=1e-5)
+
+
+def test_surface_materials_repeat_in_the_surface_data(corpus):
+    """0900C003 version 0: the trailing data holds one byte per material, its surface
+    id, as the material list says (ShootMania shape and item)."""
+    checked = 0
+    for path, g in parsed(".Shape.gbx") + parsed(".ObjectInfo.gbx"):
+        for n in g.body.nodes:
+            c = n.chunk(0x0900C003)
+            if c is None:
+                continue
+            v = c.values
+            assert v is not None, (path, c.error)
+            if v["version"] == 0 and not any(m["hasMaterial"] for m in v["materials"]):
+                assert v["data"] == bytes(m["surfaceId"] for m in v["materials"]), path
+                checked += 1
+    assert checked >= 2
+
+
+def _visual_indices(n):
+    """(vertex count, triangle indices) of a CPlugVisualIndexed node, or None."""
+    count = next((c.values["count"] for c in n.chunks
+                  if c.chunk_id >> 12 == 0x09006 and c.values and "count" in c.values), None)
+    for c in n.chunks:
+        if c.chunk_id == 0x0906A000:
+            return count, c.values["indices"]
+        if c.chunk_id == 0x0906A001 and c.values["hasIndexBuffer"]:
+            return count, c.values["indexBuffer"].node.chunks[0].values["indices"]
+    return None
+
+
+def test_solids_parse_and_their_triangles_index_their_own_vertices(corpus):
+    """CPlugSolid files of five generations parse completely. In each visual, the
+    triangle indices (CPlugVisualIndexed, or its index buffer node) address exactly the
+    vertices CPlugVisual declared (count, another chunk): the highest index is count - 1."""
+    files = parsed(".Solid.Gbx")
+    assert len(files) == 5
+    visuals = 0
+    for path, g in files:
+        assert g.body.status == "complete", (path, g.body.error)
+        for n in g.body.nodes:
+            found = _visual_indices(n)
+            if found is None:
+                continue
+            count, indices = found
+            assert count and len(indices) % 3 == 0 and max(indices) == count - 1, (path, n.index)
+            vertices = next(c.values["vertices"] for c in n.chunks if c.chunk_id in (0x0902C003, 0x0902C004))
+            assert len(vertices) == count, (path, n.index)
+            visuals += 1
+    assert visuals >= 40
+
+
+def test_solid_collision_meshes_index_their_own_vertices(corpus):
+    """Surface meshes (0900D002 old, 0900C003 in a GmSurf): triangle indices < vertex count."""
+    meshes = 0
+    for path, g in parsed(".Solid.Gbx"):
+        for n in g.body.nodes:
+            for c in n.chunks:
+                if c.chunk_id == 0x0900D002:
+                    mesh = c.values["mesh"]
+                elif c.chunk_id == 0x0900C003 and c.values["surf"]["surfType"] == 7:
+                    mesh = c.values["surf"]["mesh"]
+                else:
+                    continue
+                tris = mesh.get("cookedTriangles") or mesh.get("triangles")
+                assert tris, path
+                assert all(0 <= i < mesh["numVertices"] for t in tris for i in t["indices"]), path
+                meshes += 1
+    assert meshes >= 4
