@@ -131,7 +131,20 @@ class GbxParse:
             out.status = "absent"
             return out, 1024
         walk_body(h, b.data, out)
-        return out, body_cost(out)
+        cost, limit = body_cost(out), self.ctx.cache.max_bytes
+        if cost > limit:
+            # The cache would drop it at once, and every chunk file read would parse
+            # the whole body again: say so once instead (bounded memory, no loop).
+            return too_large(cost, limit), 1024
+        return out, cost
+
+
+def too_large(cost: int, limit: int) -> ParsedBody:
+    out = ParsedBody(status="unavailable")
+    out.errors.append(GbxError(
+        f"the parsed body needs about {cost >> 20} MiB of memory, more than the whole cache "
+        f"({limit >> 20} MiB): not shown (mount option cache_mb raises the cache)", where="body"))
+    return out
 
 
 def walk_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:

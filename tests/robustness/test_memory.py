@@ -134,3 +134,23 @@ def test_pak_gbx_entry_keeps_no_copy_outside_the_cache():
         assert entry.read(0, 16) == gbx[:16]          # still readable after the cache lost it
         del arc, entry
     assert kept < MiB, f"a {len(gbx) / MiB:.0f} MiB entry keeps {kept / MiB:.1f} MiB outside the cache"
+
+
+def test_body_larger_than_the_cache_is_parsed_once_and_explained(tmp_path, monkeypatch):
+    """A body whose parse outweighs the whole cache cannot be kept: it must be
+    reported (info.txt, error.txt), not parsed again for every file read."""
+    from gbxfs.tree import gbx_parse
+    calls = []
+    real = gbx_parse.read_body
+    monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    chunks = [(0x03079FF0 + i % 8, bytes([i % 251]) * 50_000, True) for i in range(60)]   # 3 MB of chunks
+    (tmp_path / "big.Clip.Gbx").write_bytes(build_gbx(0x03079000, node_body(chunks), compress=True))
+    ctx = TreeContext(cache=ByteLRU(2 * MiB))
+    root = build_tree(str(tmp_path), ctx)
+    report = walk_tree(root, keep=lambda p: p.endswith("info.txt"))
+    assert not report.bugs
+    assert len(calls) == 1
+    info = report.contents["/big.Clip.Gbx/info.txt"].decode()
+    assert "body_status = unavailable" in info and "cache_mb" in info
+    error = root.children()["big.Clip.Gbx"].children()["error.txt"]    # known once the body was tried
+    assert "cache_mb" in error.read(0, 4096).decode()
