@@ -171,3 +171,16 @@ def test_solid_collision_meshes_index_their_own_vertices(corpus):
                 assert all(0 <= i < mesh["numVertices"] for t in tris for i in t["indices"]), path
                 meshes += 1
     assert meshes >= 4
+
+
+def test_train_wagon_refers_to_its_files_and_its_curve_is_consistent(corpus):
+    """0911C000's references are the shape, mesh and sound files of the reference table;
+    its acceleration curve has one y (0501A002) per x (05002001), xs ascending."""
+    (path, g), = parsed(".Wagon.Gbx")
+    assert g.body.status == "complete", g.body.error
+    v = values(g.body.main, 0x0911C000)
+    for key, part in (("shape", ".Shape."), ("mesh", ".Mesh."), ("soundRailContact", ".Sound.")):
+        assert v[key].kind == "external" and part in v[key].external.file_name, key
+    curve = v["accelCurve"].node
+    xs, ys = values(curve, 0x05002001)["xs"], values(curve, 0x0501A002)["ys"]
+    assert len(xs) == len(ys) > 1 and xs == sorted(xs)
