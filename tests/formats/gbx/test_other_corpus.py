@@ -184,3 +184,17 @@ def test_train_wagon_refers_to_its_files_and_its_curve_is_consistent(corpus):
     curve = v["accelCurve"].node
     xs, ys = values(curve, 0x05002001)["xs"], values(curve, 0x0501A002)["ys"]
     assert len(xs) == len(ys) > 1 and xs == sorted(xs)
+
+
+def test_solid2_model_geometries_point_into_its_own_lists(corpus):
+    """090BB000: each shaded geometry names a visual and a material of the model's own
+    lists, and the visual's triangles index exactly its vertices."""
+    (path, g), = parsed(".Solid2.Gbx")
+    assert g.body.status == "complete", g.body.error
+    v = values(g.body.main, 0x090BB000)
+    for geom in v["shadedGeoms"]:
+        assert geom["visualIndex"] < len(v["visuals"]) and geom["materialIndex"] < len(v["materials"])
+    assert all(m.kind == "external" and ".Material." in m.external.file_name for m in v["materials"])
+    for ref in v["visuals"]:
+        count, indices = _visual_indices(ref.node)
+        assert max(indices) == count - 1 and len(indices) % 3 == 0
