@@ -20,8 +20,11 @@ def f32_repr(x: float) -> str:
     packed = struct.pack("<f", x)
     for digits in range(1, 10):
         s = f"{x:.{digits}g}"
-        if struct.pack("<f", float(s)) == packed:
-            return s
+        try:
+            if struct.pack("<f", float(s)) == packed:
+                return s
+        except OverflowError:   # rounded past the largest float32 (values near +-FLT_MAX)
+            continue
     return repr(x)
 
 
