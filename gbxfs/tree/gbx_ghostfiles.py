@@ -36,14 +36,24 @@ class Ghost:
 
 
 def _refs(value: Any) -> Iterator[NodeRef]:
-    if isinstance(value, NodeRef):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _refs(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _refs(v)
+    """The node references anywhere in a decoded value (dicts, lists, tuples).
+    Iterative, with exact type tests: maps hold hundreds of thousands of values."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is int or t is float or t is bool or v is None:   # most values: nothing inside
+            continue
+        if t is dict:
+            stack.extend(v.values())
+        elif t is list or t is tuple:
+            stack.extend(v)
+        elif t is NodeRef:
+            yield v
+        elif isinstance(v, (dict, list, tuple)):   # subclasses: rare, take the slow path
+            stack.extend(v.values() if isinstance(v, dict) else v)
+        elif isinstance(v, NodeRef):
+            yield v
 
 
 def all_nodes(nodes: list[Node]) -> list[Node]:

@@ -187,7 +187,18 @@ def _values_cost(value: Any) -> int:
     stack = [value]
     while stack:
         v = stack.pop()
-        if isinstance(v, dict):
+        t = type(v)
+        if t is int or t is float or t is bool or v is None:   # most values: nothing inside
+            continue
+        if t is dict:
+            total += VALUE_COST * (2 * len(v) + 1)
+            stack.extend(v.values())
+        elif t is list or t is tuple:
+            total += VALUE_COST * (len(v) + 1)
+            stack.extend(v)
+        elif t is str or t is bytes or t is bytearray:
+            total += len(v)
+        elif isinstance(v, dict):
             total += VALUE_COST * (2 * len(v) + 1)
             stack.extend(v.values())
         elif isinstance(v, (list, tuple)):
