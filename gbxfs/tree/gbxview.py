@@ -50,7 +50,7 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext, header_bytes: byte
 
 
 class GbxFolder(Dir):
-    __slots__ = ("p", "_errors", "_error_file", "_elock")
+    __slots__ = ("p", "_errors", "_error_file", "_elock", "_header_errors")
 
     def __init__(self, name: str, p: GbxParse):
         super().__init__(name, load=self._list_root, mtime_ns=p.source.mtime_ns)
@@ -58,6 +58,7 @@ class GbxFolder(Dir):
         self._errors: dict[str, BaseException] = {}   # problems found by derived files
         self._error_file: tuple[int, Entry] | None = None
         self._elock = threading.Lock()
+        self._header_errors: list[tuple[str, BaseException]] = []   # last seen, for when the cache lost it
         ph = p.header()
         if ph.header is not None:
             self.xattrs["user.gbx.class_id"] = f"{ph.header.class_id:08X}".encode()
@@ -72,14 +73,18 @@ class GbxFolder(Dir):
         out: list[tuple[str, BaseException]] = []
         if p.source_error:
             out.append(("file bytes", GbxError(f"cannot be verified: {p.source_error}")))
-        ph = p.header()
-        if ph.error is not None:
-            out.append(("header", ph.error))
-        elif ph.header is not None:
-            for c in ph.header.chunks:
-                if c.error is not None:
-                    out.append((f"header chunk {c.chunk_id:08X}", c.error))
-        pb = p.ctx.cache.get(("gbx.body", p.source))     # peek: never parse for this
+        # peeks only, never a parse: the FUSE layer lists a loaded folder on its event loop
+        ph = p.ctx.cache.get(("gbx.header", p.source))
+        if ph is not None:
+            found: list[tuple[str, BaseException]] = []
+            if ph.error is not None:
+                found.append(("header", ph.error))
+            elif ph.header is not None:
+                found += [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in ph.header.chunks
+                          if c.error is not None]
+            self._header_errors = found
+        out += self._header_errors
+        pb = p.ctx.cache.get(("gbx.body", p.source))
         if pb is not None:
             out += _body_problems(pb)
         with self._elock:

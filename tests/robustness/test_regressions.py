@@ -38,3 +38,27 @@ def test_cached_listing_said_loaded_stays_loaded_until_listed():
     assert set(d.children()) == {"a"} and loads == [1]
     assert not d.loaded()                        # now gone: the next listing is work again
     assert set(d.children()) == {"a"} and loads == [1, 1]
+
+
+def test_gbx_folder_listing_never_parses_once_loaded(corpus, monkeypatch):
+    """A listed GBX folder is listed again on the FUSE event loop (loaded() is
+    True). Its error.txt check must not parse the header again when the cache
+    dropped it: that would read and parse a file on the loop."""
+    from corpusdata import CORPUS, manifest_rows
+    from gbxfs.tree import gbx_parse
+    from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.gbxview import open_gbx
+    from gbxfs.tree.source import FileSource
+
+    path = next(r["path"] for r in manifest_rows() if "Bruno_B13" in r["path"])
+    src = FileSource(str(CORPUS / path))
+    ctx = TreeContext()
+    d = open_gbx("r.Replay.Gbx", src, ctx)
+    d.children()
+    d.children()["info.txt"].size()             # parses the body too
+    assert d.loaded()
+    ctx.cache.put(("flush",), None, ctx.cache.max_bytes)   # everything evicted
+    calls = []
+    monkeypatch.setattr(gbx_parse, "parse_header", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1))
+    assert "original.gbx" in d.children() and calls == []
