@@ -2,7 +2,9 @@
 
 Two stages, so that listing a GBX folder costs only the header:
 - `header()`: the header (and reference table), from the first bytes of the
-  source, or from `header_bytes` handed over by a pak's metadata section;
+  source, or from `header_bytes` handed over by a pak's metadata section
+  (bytes, or a function fetching them: a pak's metadata section lives in the
+  cache, so a folder asks for its header when it needs it rather than keep it);
 - `body()`: the decompressed body and its node walk, on first access to
   anything that needs it (body/, ghost files, embedded/, info.txt's status).
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from gbxfs.formats.gbx.body import read_body
 from gbxfs.formats.gbx.errors import GbxError
@@ -61,8 +63,8 @@ class ParsedBody:
 class GbxParse:
     """The parse state of one GBX source."""
 
-    def __init__(self, source: ByteSource, ctx: TreeContext, *, header_bytes: bytes | None = None,
-                 source_error: str | None = None):
+    def __init__(self, source: ByteSource, ctx: TreeContext, *,
+                 header_bytes: bytes | Callable[[], bytes | None] | None = None, source_error: str | None = None):
         self.source = source
         self.ctx = ctx
         self.header_bytes = header_bytes
@@ -78,12 +80,17 @@ class GbxParse:
         return self.source.read_at(0, self.source.size)
 
     # -- header ----------------------------------------------------------------------------
+    def _header_bytes(self) -> bytes | None:
+        hb = self.header_bytes
+        return hb() if callable(hb) else hb
+
     def header(self) -> ParsedHeader:
         return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_header)
 
     def _make_header(self) -> tuple[ParsedHeader, int]:
-        if self.header_bytes is not None and (self.source_error or self.source.size == 0):
-            data = self.header_bytes
+        meta = self._header_bytes() if self.source_error or self.source.size == 0 else None
+        if meta is not None:
+            data = meta
             refs = False                      # pak metadata records stop at numNodes
         elif self.source_error:
             return ParsedHeader(None, GbxError(f"file bytes unavailable: {self.source_error}"), 0), 256
@@ -94,7 +101,7 @@ class GbxParse:
             try:
                 h = parse_header(data, refs=refs)
             except GbxError:
-                if len(data) >= self.source.size or self.header_bytes is not None and refs is False:
+                if len(data) >= self.source.size or refs is False:
                     raise
                 data = self.data()            # header larger than the probe: read it all
                 h = parse_header(data, refs=refs)

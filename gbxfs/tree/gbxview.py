@@ -5,7 +5,7 @@
 - `source`: the file's bytes (a ByteSource). For a GBX inside a pak these are
   the decrypted bytes.
 - `header_bytes`: optional; the GBX header up to numNodes as a pak's metadata
-  section stores it. Used when the file's own bytes are unavailable, so the
+  section stores it (or a function returning it, called only when needed). Used when the file's own bytes are unavailable, so the
   header stays browsable (header/, info.txt, thumbnail.jpg, comments.txt).
 - `error`: optional; why the file's bytes cannot be verified. original.gbx
   then answers EIO, body/ holds no data, and error.txt says why.
@@ -44,8 +44,8 @@ REPLAY, GHOST, MAP = 0x03093000, 0x03092000, 0x03043000
 THUMBNAIL_CHUNK = 0x03043007
 
 
-def open_gbx(name: str, source: ByteSource, ctx: TreeContext, header_bytes: bytes | None = None,
-             error: str | None = None) -> Dir:
+def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
+             header_bytes: bytes | Callable[[], bytes | None] | None = None, error: str | None = None) -> Dir:
     return GbxFolder(name, GbxParse(source, ctx, header_bytes=header_bytes, source_error=error))
 
 

@@ -170,8 +170,8 @@ class PakGbxDir(Dir):
         if err is None and self._ctx.open_child is not None:
             return self._ctx.open_child(self.name, source)
         from gbxfs.tree.gbxview import open_gbx
-        header = self._arc.metadata().headers.get(self._entry.rec.index)
-        return open_gbx(self.name, source, self._ctx, header_bytes=header, error=err)
+        arc, index = self._arc, self._entry.rec.index   # the header only when needed: metadata is cached
+        return open_gbx(self.name, source, self._ctx, header_bytes=lambda: arc.gbx_header(index), error=err)
 
     def children(self) -> Mapping[str, Entry]:
         inner = self._open()

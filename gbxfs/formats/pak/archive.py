@@ -3,6 +3,7 @@
     arc = PakArchive(read_at, size, key)      # decrypts the header only
     arc.header.md5_ok, arc.folders, arc.files
     arc.metadata().headers[index]             # GBX header bytes, no data decrypted
+    arc.gbx_header(index)                     # one of them (what a GBX folder asks for)
     e = arc.entry(rec); e.size; e.check(); e.read(offset, n); e.pieces()
 
 `read_at(offset, size)` returns up to `size` bytes of the pak (the caller's
@@ -11,11 +12,12 @@ I/O). Bad input raises PakError; per-entry problems stay on the entry.
 from __future__ import annotations
 
 import struct
+import sys
 import threading
 from typing import Any
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
-from gbxfs.formats.pak.entry import PakEntry
+from gbxfs.formats.pak.entry import PakEntry, NoCache
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, MAGIC, PakFileRecord,
                                       PakHeader, read_header)
@@ -44,7 +46,8 @@ class PakArchive:
         if size < CIPHER_OFFSET + BLOCK:
             raise PakError(f"pak truncated: {size} bytes cannot hold a header")
         self.key = PakKey(key)
-        self._cache = cache
+        self._cache = cache if cache is not None else NoCache()
+        self._token = object()   # this archive's cache key prefix
         self._decls = decls   # GBX chunk declarations for embedded GBX (None: the shipped ones)
         cipher_size = (size - CIPHER_OFFSET) & ~(BLOCK - 1)
         stream = EncryptedStream(read_at, self.key, IV_OFFSET, cipher_size)
@@ -53,7 +56,6 @@ class PakArchive:
         except PakError as e:
             raise PakError(f"header does not decode (wrong key or corrupt pak): {e.reason}") from None
         self._entries: dict[int, PakEntry] = {}
-        self._metadata: Metadata | None = None
         self._lock = threading.Lock()
 
     @property
@@ -65,13 +67,23 @@ class PakArchive:
         return self.header.files
 
     def metadata(self) -> Metadata:
-        if self._metadata is None:
-            h = self.header
-            with self._lock:
-                if self._metadata is None:
-                    self._metadata = read_metadata(self._read_at, self.size, self.key, h.meta_offset,
-                                                   h.meta_size, h.meta_stored_size, len(h.files))
-        return self._metadata
+        """The metadata section, from the cache (up to 64 MiB inflated: it must
+        not live as long as the archive; without a cache it is read per call)."""
+        key = (self._token, "metadata")
+        meta = self._cache.get(key)
+        if meta is None:
+            with self._lock:   # one thread decrypts and inflates; the others wait for its result
+                meta = self._cache.get(key)
+                if meta is None:
+                    h = self.header
+                    meta = read_metadata(self._read_at, self.size, self.key, h.meta_offset,
+                                         h.meta_size, h.meta_stored_size, len(h.files))
+                    self._cache.put(key, meta, metadata_cost(meta))
+        return meta
+
+    def gbx_header(self, index: int) -> bytes | None:
+        """File `index`'s GBX header from the metadata section (None: no record)."""
+        return self.metadata().headers.get(index)
 
     def entry(self, rec: PakFileRecord) -> PakEntry:
         e = self._entries.get(rec.index)
@@ -83,3 +95,11 @@ class PakArchive:
                                   self._decls)
                     self._entries[rec.index] = e
         return e
+
+
+def metadata_cost(meta: Metadata) -> int:
+    """What a Metadata keeps alive: its dict, the header bytes objects (each a
+    copy, so the inflated records are freed) and their int keys."""
+    per_key = sys.getsizeof(1 << 40)
+    return (sys.getsizeof(meta) + sys.getsizeof(meta.headers) + len(meta.error or "") +
+            sum(sys.getsizeof(v) + per_key for v in meta.headers.values()))

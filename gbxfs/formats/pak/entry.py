@@ -29,7 +29,9 @@ MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd siz
 STORED_PIECE = 1 << 20
 
 
-class _NoCache:
+class NoCache:
+    """Stands in for a cache when none is given: keeps nothing."""
+
     def get(self, key: Any, default: Any = None) -> Any:
         return default
 
@@ -45,7 +47,7 @@ class PakEntry:
         self.size = rec.size
         self._read_at = read_at
         self._key = key
-        self._cache = cache if cache is not None else _NoCache()
+        self._cache = cache if cache is not None else NoCache()
         self._token = object()         # this entry's cache key prefix
         self._lock = threading.Lock()
         self.start = data_offset + rec.offset

@@ -1,0 +1,59 @@
+"""Memory audit of the pak layer: what an opened archive and its entries keep
+must live in the byte-bounded cache they are given, so that emptying the cache
+frees it. Synthetic paks (no corpus); measured with tracemalloc."""
+from __future__ import annotations
+
+import os
+
+from robust_gbx import build_gbx, node_body
+from test_memory import MiB, Traced, _flush
+
+from gbxfs.formats.pak import packlist
+from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.formats.pak.writer import PakFile, build_pak, make_key_string
+from gbxfs.tree.cache import ByteLRU
+
+KS = make_key_string("memory-pak")
+KEY = packlist.derive_key(KS)
+
+
+def _open(pak: bytes, cache) -> PakArchive:
+    return PakArchive(lambda o, n: pak[o:o + n], len(pak), KEY, cache=cache)
+
+
+def _metadata_pak() -> bytes:
+    """16 GBX files whose headers carry 1 MiB of user data each: a 16 MiB
+    metadata section (random bytes, so the pak itself stays the same size)."""
+    files = [PakFile(f"Meta/F{i}.Clip.Gbx",
+                     build_gbx(0x03079000, node_body([]), header_chunks=[(0x03079002, os.urandom(MiB))]))
+             for i in range(16)]
+    return build_pak(files, KS)
+
+
+def test_metadata_section_lives_in_the_cache():
+    """The inflated metadata section is the cache's to keep: once evicted the
+    archive holds none of it, and the next call reads it again."""
+    pak = _metadata_pak()
+    with Traced() as t:
+        cache = ByteLRU(256 * MiB)
+        arc = _open(pak, cache)
+        meta = arc.metadata()
+        assert len(meta.headers) == 16 and meta.error is None
+        held = t.growth()
+        assert held <= cache.current_bytes + MiB, "the cache is charged less than the metadata keeps"
+        del meta
+        _flush(cache)
+        kept = t.growth()
+        assert len(arc.gbx_header(3)) > MiB          # re-derived on a miss
+        del arc
+    assert held > 16 * MiB
+    assert kept < MiB, f"an archive keeps {kept / MiB:.1f} MiB of metadata outside the cache"
+
+
+def test_metadata_cost_counts_the_headers():
+    from gbxfs.formats.pak.archive import metadata_cost
+    pak = _metadata_pak()
+    arc = _open(pak, None)
+    meta = arc.metadata()
+    assert metadata_cost(meta) >= sum(len(h) for h in meta.headers.values())
+    assert arc.metadata() is not meta             # no cache given: nothing kept
