@@ -4,12 +4,14 @@ frees it. Synthetic paks (no corpus); measured with tracemalloc."""
 from __future__ import annotations
 
 import os
+import random
 
 from robust_gbx import build_gbx, node_body
 from test_memory import MiB, Traced, _flush
 
 from gbxfs.formats.pak import packlist
 from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.formats.pak.seekinflate import CHECKPOINT
 from gbxfs.formats.pak.writer import PakFile, build_pak, make_key_string
 from gbxfs.tree.cache import ByteLRU
 
@@ -57,3 +59,32 @@ def test_metadata_cost_counts_the_headers():
     meta = arc.metadata()
     assert metadata_cost(meta) >= sum(len(h) for h in meta.headers.values())
     assert arc.metadata() is not meta             # no cache given: nothing kept
+
+
+def _compressed_pak(n: int, size: int) -> tuple[bytes, bytes]:
+    """`n` compressed entries of `size` bytes (text-like: ~3x smaller)."""
+    rnd = random.Random(7)
+    words = [rnd.randbytes(rnd.randint(3, 12)) for _ in range(2000)]
+    data = b"".join(rnd.choices(words, k=size // 6))[:size]
+    return build_pak([PakFile(f"Z/f{i}.bin", data, level=1) for i in range(n)], KS), data
+
+
+def test_seek_checkpoints_live_in_the_cache():
+    """Every entry read makes decompressor checkpoints (with the compressed
+    input they still reference); they must be the cache's, so that the total
+    kept is bounded by the cache and emptying it frees them."""
+    pak, data = _compressed_pak(6, 4 * CHECKPOINT + 5)
+    with Traced() as t:
+        cache = ByteLRU(1 << 40)
+        arc = _open(pak, cache)
+        entries = [arc.entry(rec) for rec in arc.files]
+        for e in entries:
+            assert e.read(len(data) - 3, 3) == data[-3:]
+        held = t.growth()
+        assert held <= cache.current_bytes + MiB, f"{held / MiB:.1f} MiB kept, {cache.current_bytes / MiB:.1f} MiB accounted"
+        _flush(cache)
+        kept = t.growth()
+        for e in entries:                     # still readable: from the stream start, rebuilding them
+            assert e.read(3 * CHECKPOINT + 1, 4) == data[3 * CHECKPOINT + 1:3 * CHECKPOINT + 5]
+        del arc, entries
+    assert kept < MiB, f"{len(pak) // MiB} MiB pak: its entries keep {kept / MiB:.1f} MiB of checkpoints outside the cache"

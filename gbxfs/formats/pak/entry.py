@@ -127,7 +127,9 @@ class PakEntry:
 
     def _inflater(self) -> SeekableInflate:
         if self._inflate is None:
-            self._inflate = SeekableInflate(self._plain, self.rec.stored_size, self.size)
+            # checkpoints go to the cache too (a NoCache would only waste their copies)
+            cache = None if isinstance(self._cache, NoCache) else self._cache
+            self._inflate = SeekableInflate(self._plain, self.rec.stored_size, self.size, cache, self._token)
         return self._inflate
 
     # -- reading -----------------------------------------------------------------

@@ -16,6 +16,7 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.seekinflate import CHECKPOINT, CHUNK
 from gbxfs.formats.pak.writer import PakFile, build_pak
+from gbxfs.tree.cache import ByteLRU
 
 KS = b"A1B2C3D4E5F60718293A4B5C6D7E8F90"
 KEY = derive_key(KS)
@@ -100,20 +101,44 @@ def test_multi_megabyte_entries_random_access():
     big = b"".join(rnd.choice(words) for _ in range(1_300_000))[: 9 * CHUNK + 12345]
     stored = rnd.randbytes(3 * CHUNK + 77)
     files = [PakFile("R/big.bin", big, level=1), PakFile("R/stored.bin", stored, compress=False)]
-    arc = open_arc(build_pak(files, KS))
-    e, s = arc.entry(arc.files[0]), arc.entry(arc.files[1])
-    assert e.size == len(big) and s.size == len(stored)
+    for cache in (None, ByteLRU(64 << 20)):    # from the stream start; from checkpoints
+        arc = open_arc(build_pak(files, KS), cache=cache)
+        e, s = arc.entry(arc.files[0]), arc.entry(arc.files[1])
+        assert e.size == len(big) and s.size == len(stored)
+        assert e.check() is None
+        assert e._inflater().checkpoints() == (len(big) // CHECKPOINT if cache else 0)   # the start needs none
+        if cache:
+            _drop_pieces(cache, e)             # reads must inflate, from the checkpoints
+        for off, n in [(0, 10), (CHUNK - 5, 10), (5 * CHUNK + 3, 2 * CHUNK), (len(big) - 7, 100),
+                       (CHECKPOINT * 2 - 1, 2), (len(big) + 1, 5)]:
+            assert e.read(off, n) == big[off:off + n]
+            assert s.read(off, n) == stored[off:off + n]
+        assert b"".join(s.pieces()) == stored
+
+
+def _drop_pieces(cache, e):
+    for at in range(0, e.size, CHUNK):
+        cache.put((e._token, at), None, 0)    # a None value reads as a miss
+
+
+def test_evicted_checkpoint_resumes_from_the_previous_one_and_is_rebuilt():
+    data = random.Random(5).randbytes(3 * CHECKPOINT + 99)
+    cache = ByteLRU(64 << 20)
+    arc = open_arc(build_pak([PakFile("R/a", data, level=1)], KS), cache=cache)
+    e = arc.entry(arc.files[0])
     assert e.check() is None
-    assert len(e._inflater()._checkpoints) == len(big) // CHECKPOINT + 1
-    for off, n in [(0, 10), (CHUNK - 5, 10), (5 * CHUNK + 3, 2 * CHUNK), (len(big) - 7, 100),
-                   (CHECKPOINT * 2 - 1, 2), (len(big) + 1, 5)]:
-        assert e.read(off, n) == big[off:off + n]
-        assert s.read(off, n) == stored[off:off + n]
-    assert b"".join(s.pieces()) == stored
+    inf = e._inflater()
+    assert inf.checkpoints() == 3
+    _drop_pieces(cache, e)
+    cache.put(inf._key(2 * CHECKPOINT), None, 0)      # evicted
+    starts = []
+    run = inf._run
+    inf._run = lambda cp, *a, **k: (starts.append(cp.out_pos), run(cp, *a, **k))[1]
+    assert e.read(2 * CHECKPOINT + 5, 10) == data[2 * CHECKPOINT + 5:2 * CHECKPOINT + 15]
+    assert starts == [CHECKPOINT] and inf.checkpoints() == 3    # resumed at 1, rebuilt 2
 
 
 def test_compressed_entry_with_cache_reuses_pieces():
-    from gbxfs.tree.cache import ByteLRU
     data = bytes(range(256)) * (3 * CHUNK // 256)
     cache = ByteLRU(64 << 20)
     arc = open_arc(build_pak([PakFile("R/a", data, level=1)], KS), cache=cache)
@@ -121,7 +146,7 @@ def test_compressed_entry_with_cache_reuses_pieces():
     assert e.read(CHUNK + 10, 20) == data[CHUNK + 10:CHUNK + 30]
     used = cache.current_bytes
     assert used >= len(data)           # the verifying pass cached every piece
-    e._inflater()._checkpoints = []    # reads must now come from the cache alone
+    e._inflater().pieces = None        # reads must now come from the cache alone
     assert e.read(2 * CHUNK, CHUNK) == data[2 * CHUNK:3 * CHUNK]
 
 
