@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import logging
 import struct
-import zlib
 from dataclasses import dataclass, field
 from importlib import resources
 from operator import methodcaller
@@ -27,6 +26,7 @@ from .dsl import DeclarationError
 from .errors import GbxError
 from .expr import compile_expr, names_in, parse as parse_expr
 from .model import Labeled, NodeRef
+from .zinflate import inflate_exact
 from .reader import MAX_COUNT, BytesSource, GbxReader
 
 log = logging.getLogger(__name__)
@@ -745,16 +745,7 @@ class _Linker:
             data, size = data_fn(r, f), size_fn(r, f)
             if not isinstance(data, (bytes, bytearray)) or not isinstance(size, int):
                 raise GbxError(f"{where}: inflate needs bytes and an integer size")
-            if not 0 <= size <= MAX_INFLATE:
-                raise GbxError(f"{where}: uncompressed size {size} out of range")
-            d = zlib.decompressobj()
-            try:
-                out = d.decompress(data, size + 1)
-            except zlib.error as e:
-                raise GbxError(f"{where}: zlib data is corrupt: {e}") from None
-            if len(out) != size or not d.eof:
-                raise GbxError(f"{where}: zlib data inflates to {len(out)}{'' if d.eof else '+'} bytes, "
-                               f"{size} declared")
+            out = inflate_exact(data, size, where, MAX_INFLATE)
             sub = r.sub_reader(out)
             body(sub, f)
             if not sub.at_end():

@@ -8,9 +8,9 @@ and every failure is a GbxError carrying the offset inside the blob.
 from __future__ import annotations
 
 import struct
-import zlib
 
 from .errors import GbxError, Truncated
+from .zinflate import inflate_exact
 
 _U32 = struct.Struct("<I").unpack_from
 _I32 = struct.Struct("<i").unpack_from
@@ -84,16 +84,5 @@ class Cursor:
 
 
 def inflate(data: bytes, expected_size: int, what: str) -> bytes:
-    """zlib-inflate `data` to exactly `expected_size` bytes, never more than
-    MAX_INFLATED (the declared size is checked before anything is allocated)."""
-    if expected_size < 0 or expected_size > MAX_INFLATED:
-        raise GbxError(f"{what}: declared inflated size {expected_size} is out of range")
-    d = zlib.decompressobj()
-    try:
-        out = d.decompress(data, expected_size + 1)
-    except zlib.error as e:
-        raise GbxError(f"{what}: zlib: {e}") from None
-    if len(out) != expected_size or not d.eof:
-        raise GbxError(f"{what}: inflated to {len(out)}{'+' if not d.eof else ''} bytes, "
-                       f"{expected_size} declared")
-    return out
+    """zlib-inflate `data` to exactly `expected_size` bytes, never more than MAX_INFLATED."""
+    return inflate_exact(data, expected_size, what, MAX_INFLATED)
