@@ -189,6 +189,11 @@ class ChunkDecl:
     def skippable(self) -> bool:
         return "skippable" in self.flags
 
+    @property
+    def unverified(self) -> bool:
+        """Declared from public facts, not yet proven on a corpus file."""
+        return "unverified" in self.flags
+
     def decode(self, r: GbxReader, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:
         """Read this chunk's fields from `r`; returns the values (GbxError on bad data).
         `node`: the node being walked (its class is `node_class` in expressions, its
