@@ -50,7 +50,7 @@ def gbxfs_blocks(g) -> int | None:
 
 def run(repeat: int = 3) -> list[Table]:
     from gbxfs.formats import gbx
-    from gbxfs.formats.gbx.engine import registry
+    from gbxfs.formats.gbx.decl import registry
 
     rows = [r for r in manifest() if r["kind"] in GBX_KINDS]
     files = [(r["path"], (CORPUS / r["path"]).read_bytes()) for r in rows]

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gbxfs.formats import gbx  # noqa: E402
-from gbxfs.formats.gbx.engine import registry  # noqa: E402
+from gbxfs.formats.gbx.decl import registry  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 KINDS = {"map", "replay", "ghost", "item", "other"}

@@ -14,7 +14,7 @@ Sans-I/O: bytes in, plain objects out. The one-call API:
 
 Pieces, for other layers: `header.parse_header/read_header`, `body.read_body`,
 `nodes.walk_body` (accepts a pull source and the pak hooks `on_node`/`feed`),
-`engine.registry()` (chunk declarations), `dump.dump_values` (.txt dumps),
+`decl.registry()` (chunk declarations), `dump.dump_values` (.txt dumps),
 `classdb` (names, remapping, feed ids). Errors: `errors.GbxError`, `errors.Truncated`.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ import warnings
 from typing import Any, Callable
 
 # A compiled expression is called as fn(scope, reader): names are looked up with
-# scope.lookup(name, reader) (engine.Frame), so no closure is built per evaluation.
+# scope.lookup(name, reader) (decl.frame.Frame), so no closure is built per evaluation.
 Compiled = Callable[[Any, Any], Any]
 
 

@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from . import classdb
 from .errors import GbxError
 from .model import Chunk, ExternalRef
-from .reader import BytesSource, GbxReader, TextGbxReader
+from .decl import registry
+from .reader import GbxReader
+from .sources import BufferSource
+from .textreader import as_text_reader
 
 MAGIC = b"GBX"
 MAX_FOLDER_DEPTH = 32
@@ -62,7 +65,7 @@ class GbxHeader:
 
 def parse_header(data: bytes | bytearray | memoryview, *, refs: bool = True) -> GbxHeader:
     """Parse the header (and by default the reference table) of in-memory GBX data."""
-    return read_header(GbxReader(BytesSource(data)), refs=refs)
+    return read_header(GbxReader(BufferSource(data)), refs=refs)
 
 
 def _choice(r: GbxReader, allowed: str, what: str) -> str:
@@ -95,7 +98,7 @@ def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
     body_comp = _choice(r, "UC", "body compression")
     unknown = _choice(r, "RE", "fourth format") if version >= 4 else None
     if fmt == "T":
-        r = _text_reader(r)
+        r = as_text_reader(r)
     raw_class_id = r.hex32()
     user_data_size = None
     chunks: list[Chunk] = []
@@ -114,20 +117,6 @@ def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
         body_offset = r.tell()
     return GbxHeader(version, fmt, ref_comp, body_comp, unknown, classdb.remap(raw_class_id), raw_class_id,
                      user_data_size, chunks, num_nodes, table, body_offset, header_end)
-
-
-def _text_reader(r: GbxReader) -> TextGbxReader:
-    """Continue a binary reader as a text reader at the same position."""
-    if r._buf is not None:
-        t = TextGbxReader(BytesSource(r._buf, r._pos, r._end), offset_base=r.offset_base)
-        t._base = r._base      # keep offsets relative to the original start
-        return t
-    t = TextGbxReader(r._src, offset_base=r.offset_base)
-    t._pos = t._base = 0
-    t._log = r._log        # offsets continue from the binary part
-    t._pos = len(r._log)
-    t._end = r._end
-    return t
 
 
 def _read_user_data(r: GbxReader) -> tuple[int, list[Chunk]]:
@@ -164,7 +153,7 @@ def _read_user_data(r: GbxReader) -> tuple[int, list[Chunk]]:
             raw = r.bytes(csize)
             new_id = classdb.remap(cid)
             chunks.append(Chunk(new_id, r.offset_base + off, csize, raw, raw_id=cid if cid != new_id else None,
-                                heavy=heavy, header=True))
+                                heavy=heavy, header=True, name=registry().chunk_name(new_id, header=True)))
         if r.remaining:
             raise r.error(f"header chunks end {r.remaining} bytes before userDataSize {size}", r.tell())
     return size, chunks

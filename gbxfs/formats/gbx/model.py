@@ -25,13 +25,9 @@ class Chunk:
     raw_id: int | None = None    # id as stored, when it was remapped
     heavy: bool = False          # header chunks only
     header: bool = False         # a header chunk (user data), not a body chunk
-
-    @property
-    def name(self) -> str | None:
-        """Short name: from the declaration, else from the class tables."""
-        from .engine import registry  # late import: declarations load lazily
-        decl = registry().get(self.chunk_id, header=self.header)
-        return (decl.name if decl and decl.name else None) or classdb.chunk_name(self.chunk_id, self.header)
+    # short name: from the declaration, else from the class tables (set by whoever
+    # reads the chunk: decl.Registry.chunk_name)
+    name: str | None = None
 
 
 @dataclass(eq=False)

@@ -1,14 +1,18 @@
-"""The ReadNode walker (seeds/000 "Reading the body") and body results.
+"""The ReadNode walker (docs: "Reading the body") and body results.
 
 A node is a list of chunks ended by 0xFACADE01. A skippable chunk ("PIKS" + size) is
 decoded when declared and kept raw either way; a failed or inexact decode of a
 skippable chunk is recorded on the chunk and the walk goes on (its size is known).
 A skippable chunk kept raw may hold lookback strings: the walker marks a gap in the
-lookback state (reader.IdState.gap), so a later back reference past it fails with a
+lookback state (lookback.IdState.gap), so a later back reference past it fails with a
 precise error instead of resolving to a wrong string.
 A non-skippable chunk must be declared, since nothing else tells where it ends: an
 unknown one, or one whose decoding fails, ends the walk with a precise GbxError
 (offset, chunk id, node).
+
+The recursion lives here: a declaration field `noderef`/`node` (and `inline node`)
+calls back into the NodeWalker that the reader carries (`reader.walker`), so the
+declaration engine never imports this module.
 """
 from __future__ import annotations
 
@@ -16,13 +20,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import classdb
-from .engine import registry
+from .decl import Registry, registry
 from .errors import GbxError
-from .model import Chunk, Node
-from .reader import GbxReader, make_reader
+from .model import Chunk, ExternalRef, Node, NodeRef
+from .reader import GbxReader
+from .textreader import make_reader
 
 END_MARKER = 0xFACADE01
 MAX_CHUNKS_PER_NODE = 1 << 16
+MAX_DEPTH = 32               # nested ReadNode calls (node refs inside node refs)
+NULL_CLASS = 0xFFFFFFFF
 
 
 def node_label(node: Node) -> str:
@@ -30,44 +37,98 @@ def node_label(node: Node) -> str:
     return f"#{node.index} {name}" if node.index is not None else name
 
 
-def walk_node(r: GbxReader, node: Node) -> None:
-    """Read the chunks of `node` up to its end marker (called by GbxReader.read_node)."""
-    reg = r.decls if r.decls is not None else registry()
-    base = r.offset_base
-    while True:
+class NodeWalker:
+    """ReadNode and the node references that lead to it, with one set of declarations
+    (`decls`; None: the shipped ones). Stateless: the reader holds the parse state."""
+
+    __slots__ = ("decls",)
+
+    def __init__(self, decls: Registry | None = None):
+        self.decls = decls if decls is not None else registry()
+
+    def noderef(self, r: GbxReader) -> NodeRef | None:
+        """A node reference: an index into the node list (the node follows when new)."""
+        if r.encapsulated:
+            return self.direct_node(r)
         at = r.tell()
+        index = r.i32()
+        if index == -1:
+            return None
+        if index < 0 or (r.num_nodes is not None and index >= r.num_nodes):
+            raise r.error(f"node index {index} outside the node list (numNodes {r.num_nodes})", at)
+        existing = r.nodes.get(index)
+        if isinstance(existing, ExternalRef):
+            return NodeRef("external", index, external=existing)
+        if existing is not None:
+            return NodeRef("back", index, node=existing)
+        return NodeRef("new", index, node=self.read_node(r, r.hex32(), index))
+
+    def direct_node(self, r: GbxReader) -> NodeRef | None:
+        """A node stored as class id + chunks, without a slot (0xFFFFFFFF/-1 = null)."""
+        class_id = r.hex32()
+        if class_id == NULL_CLASS:
+            return None
+        return NodeRef("direct", None, node=self.read_node(r, class_id, None))
+
+    def read_node(self, r: GbxReader, raw_class_id: int, index: int | None, hook: bool = True) -> Node:
+        """ReadNode: create the node (slot `index`), call on_node, walk its chunks.
+        hook=False: a node whose class the layout implies (no class id stored, no
+        ReadNode in the game): no on_node call."""
+        if r.depth >= MAX_DEPTH:
+            raise r.error(f"nodes nested deeper than {MAX_DEPTH}")
+        class_id = classdb.remap(raw_class_id)
+        node = Node(index, class_id, raw_class_id=raw_class_id if raw_class_id != class_id else None)
+        if hook and r.on_node is not None:
+            r.on_node(class_id)
+        if index is not None:
+            r.nodes[index] = node
+        r.all_nodes.append(node)
+        r.depth += 1
         try:
-            raw_id = r.chunk_id()
-        except GbxError as e:
-            raise _walker_error(e.add_context(node=node_label(node), where="body"))
-        if raw_id == END_MARKER:
-            node.complete = True
-            return
-        if len(node.chunks) >= MAX_CHUNKS_PER_NODE:
-            raise GbxError(f"more than {MAX_CHUNKS_PER_NODE} chunks in one node", offset=base + at,
-                           node=node_label(node), where="body")
-        cid = classdb.remap_chunk(raw_id)
-        stored_id = raw_id if raw_id != cid else None
-        decl = reg.get(cid)
-        if r.skip_marker():
-            _skippable(r, node, cid, stored_id, decl, at)
-            continue
-        if decl is None:
-            err = GbxError(f"unknown chunk {cid:08X} is not skippable; the rest of the node cannot be read",
-                           offset=base + at, chunk_id=cid, node=node_label(node), where="body")
-            node.error = err
-            raise _walker_error(err)
-        start = r.tell()
-        try:
-            values = decl.decode(r, cid, node)
-        except GbxError as e:
-            e.add_context(chunk_id=cid, node=node_label(node), where="body")
+            self.walk_node(r, node)
+        finally:
+            r.depth -= 1
+        return node
+
+    def walk_node(self, r: GbxReader, node: Node) -> None:
+        """Read the chunks of `node` up to its end marker."""
+        reg = self.decls
+        base = r.offset_base
+        while True:
+            at = r.tell()
+            try:
+                raw_id = r.chunk_id()
+            except GbxError as e:
+                raise _walker_error(e.add_context(node=node_label(node), where="body"))
+            if raw_id == END_MARKER:
+                node.complete = True
+                return
+            if len(node.chunks) >= MAX_CHUNKS_PER_NODE:
+                raise GbxError(f"more than {MAX_CHUNKS_PER_NODE} chunks in one node", offset=base + at,
+                               node=node_label(node), where="body")
+            cid = classdb.remap_chunk(raw_id)
+            stored_id = raw_id if raw_id != cid else None
+            decl = reg.get(cid)
+            name = reg.chunk_name(cid)
+            if r.skip_marker():
+                _skippable(r, node, cid, stored_id, decl, name)
+                continue
+            if decl is None:
+                err = GbxError(f"unknown chunk {cid:08X} is not skippable; the rest of the node cannot be read",
+                               offset=base + at, chunk_id=cid, node=node_label(node), where="body")
+                node.error = err
+                raise _walker_error(err)
+            start = r.tell()
+            try:
+                values = decl.decode(r, cid, node)
+            except GbxError as e:
+                e.add_context(chunk_id=cid, node=node_label(node), where="body")
+                node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
+                                         None, e, stored_id, name=name))
+                node.error = e
+                raise
             node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
-                                     None, e, stored_id))
-            node.error = e
-            raise
-        node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
-                                 values, None, stored_id))
+                                     values, None, stored_id, name=name))
 
 
 def _walker_error(e: GbxError) -> GbxError:
@@ -78,7 +139,7 @@ def _walker_error(e: GbxError) -> GbxError:
     return e
 
 
-def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: Any, at: int) -> None:
+def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: Any, name: str | None) -> None:
     base = r.offset_base
     try:
         size = r.u32()
@@ -108,7 +169,8 @@ def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: 
         r.skip(size)
     if values is None and may_define_strings(r.raw(start, start + size), r.text):
         ids.mark_gap(cid, base + start)
-    node.chunks.append(Chunk(cid, base + start, size, r.raw(start, start + size), True, values, error, stored_id))
+    node.chunks.append(Chunk(cid, base + start, size, r.raw(start, start + size), True, values, error, stored_id,
+                             name=name))
 
 
 _NEW_STRING = (b"\x00\x00\x00\x40", b"\x00\x00\x00\x80")
@@ -155,17 +217,18 @@ class BodyResult:
 def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int | None = None,
               externals: dict | None = None, on_node: Callable[[int], None] | None = None,
               feed: Callable[[bytes], None] | None = None, size: int | None = None,
-              decls: Any = None) -> BodyResult:
+              decls: Registry | None = None) -> BodyResult:
     """Walk a body: ReadNode on the main node (slot 0) of class `class_id` (as stored).
 
     `source` is the body bytes or a pull source (pak entries; give `size` or a source
     with `remaining` so that the end can be checked)."""
+    walker = NodeWalker(decls)
     r = make_reader(source, text=text, num_nodes=num_nodes, externals=externals, on_node=on_node, feed=feed,
-                    decls=decls)
+                    walker=walker)
     total = r.remaining if r.remaining is not None else size
     result = BodyResult("complete", size=total or 0)
     try:
-        r.read_node(class_id, 0)
+        walker.read_node(r, class_id, 0)
         if not r.at_end() and (r.remaining is not None or (size is not None and r.tell() < size)):
             left = r.remaining if r.remaining is not None else size - r.tell()
             raise GbxError(f"{left} bytes after the main node's end marker", offset=r.tell(), where="body")
@@ -181,12 +244,13 @@ def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int 
     return result
 
 
-def decode_header_chunk(chunk: Chunk, *, text: bool = False, decls: Any = None) -> None:
+def decode_header_chunk(chunk: Chunk, *, text: bool = False, decls: Registry | None = None) -> None:
     """Decode one header chunk in place (values or error), with fresh lookback state."""
-    decl = (decls if decls is not None else registry()).get(chunk.chunk_id, header=True)
+    walker = NodeWalker(decls)
+    decl = walker.decls.get(chunk.chunk_id, header=True)
     if decl is None:
         return
-    r = make_reader(chunk.raw, text=text, offset_base=chunk.offset)
+    r = make_reader(chunk.raw, text=text, offset_base=chunk.offset, walker=walker)
     try:
         chunk.values = decl.decode(r, chunk.chunk_id)
         if not r.at_end():
@@ -197,3 +261,14 @@ def decode_header_chunk(chunk: Chunk, *, text: bool = False, decls: Any = None) 
             e = GbxError("data nested too deeply to read", offset=chunk.offset + r.tell())
         chunk.values = None
         chunk.error = e.add_context(chunk_id=chunk.chunk_id, where="header")
+
+
+def decode_bytes(decl: Any, data: bytes, *, text: bool = False, chunk_id: int | None = None,
+                 decls: Registry | None = None, **reader_args: Any) -> dict[str, Any]:
+    """Decode a chunk held in `data` with `decl` and fresh state; all bytes must be
+    consumed (GbxError otherwise)."""
+    r = make_reader(data, text=text, walker=NodeWalker(decls), **reader_args)
+    values = decl.decode(r, chunk_id)
+    if not r.at_end():
+        raise GbxError(f"declaration read {r.tell()} of {len(data)} bytes", offset=r.tell(), chunk_id=decl.chunk_id)
+    return values

@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from . import classdb, dsl
-from .engine import ChunkDecl, Registry, registry
+from . import classdb
+from .decl import ChunkDecl, Registry, registry
+from .decl import ast as dsl
 
 Key = tuple[int, bool]          # (chunk id, header declaration?)
 

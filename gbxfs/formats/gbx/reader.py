@@ -1,20 +1,20 @@
-"""GbxReader: the GameBox primitives over a pull source.
+"""GbxReader: the GameBox binary primitives over a pull source.
 
 A *pull source* is any object with `read(n) -> bytes` that returns exactly n bytes
-(or fewer at the end, which the reader turns into `Truncated`). `BytesSource` wraps
+(or fewer at the end, which the reader turns into `Truncated`). `BufferSource` wraps
 in-memory data; the reader recognises it and reads straight from the buffer with
 `struct.unpack_from` (the fast path). Other sources (the pak layer decrypting and
 inflating on demand) are read piece by piece, and every byte taken is logged so that
 raw chunk bytes stay available (`raw()`), exactly as in memory.
 
-The reader also carries the parsing state the seed describes: the lookback-string
-state (`ids`, reset per header chunk and per body, stacked for encapsulated chunks),
-the node list (`nodes`, with external nodes from the reference table), and two hooks
-for paks: `on_node(class_id)` at every ReadNode and `feed(data)` for in-chunk feeds.
+The reader also carries the parsing state of one body or header chunk: the
+lookback-string state (`ids`, see lookback.py; stacked for encapsulated chunks), the
+node list (`nodes`, with external nodes from the reference table), and three things
+passed in from above: `walker` (nodes.NodeWalker: reads node references and the
+nodes they hold), and for paks `on_node(class_id)` at every ReadNode and
+`feed(data)` for in-chunk feeds. Text-format files use textreader.TextGbxReader.
 
-Text-format files ('T' in the header) use `TextGbxReader`: numbers and strings are
-one CRLF-terminated ASCII line each; class/chunk ids and lookback indices are hex
-(as GBX.NET reads them), other integers decimal; raw byte arrays stay raw.
+This module imports nothing above the primitives (errors, model records, lookback).
 """
 from __future__ import annotations
 
@@ -22,20 +22,17 @@ import struct
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from . import classdb
 from .errors import GbxError, Truncated
-from .model import ExternalRef, Node, NodeRef
+from .lookback import IdState, read_id
+from .sources import BufferSource, Pushback
+from .model import ExternalRef, Node
 
 # Hard limits: hostile counts must fail before anything big is allocated.
 MAX_COUNT = 1 << 24          # elements in one array / list
 MAX_STRING = 1 << 26         # bytes in one string (64 MiB)
-MAX_DEPTH = 32               # nested ReadNode calls (node refs inside node refs)
-MAX_LINE = 1 << 26           # text format: longest line
 
 SKIP_MARKER = 0x534B4950     # "SKIP" (reads as "PIKS" in the file)
-NULL_CLASS = 0xFFFFFFFF
 
-_u8 = struct.Struct("<B").unpack_from
 _i8 = struct.Struct("<b").unpack_from
 _u16 = struct.Struct("<H").unpack_from
 _i16 = struct.Struct("<h").unpack_from
@@ -52,59 +49,6 @@ _4f = struct.Struct("<4f").unpack_from
 ARRAY_FORMATS = {"B": 1, "b": 1, "H": 2, "h": 2, "I": 4, "i": 4, "Q": 8, "q": 8, "f": 4}
 
 
-class BytesSource:
-    """In-memory pull source over bytes/bytearray/memoryview (no copy)."""
-
-    __slots__ = ("view", "pos", "end")
-
-    def __init__(self, data: bytes | bytearray | memoryview, start: int = 0, end: int | None = None):
-        view = memoryview(data)
-        if view.format != "B" or view.ndim != 1:
-            view = view.cast("B")
-        self.view = view
-        self.end = len(view) if end is None else min(end, len(view))
-        self.pos = min(start, self.end)
-
-    @property
-    def remaining(self) -> int:
-        return self.end - self.pos
-
-    def read(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > self.end:
-            raise Truncated(f"need {n} bytes, {self.end - self.pos} left", offset=self.pos)
-        p = self.pos
-        self.pos = p + n
-        return bytes(self.view[p:p + n])
-
-
-class IdState:
-    """Lookback-string state: version (read with the first string) and the list.
-
-    `gap`: set when a skippable chunk was kept raw (undeclared, or its declaration
-    failed) while this state was current: that chunk may have defined strings we never
-    saw, so the numbers of all strings from `gap` on are uncertain. A back reference
-    past it is an error naming the chunk, never a silently wrong string."""
-
-    __slots__ = ("version", "strings", "gap")
-
-    def __init__(self) -> None:
-        self.version: int | None = None
-        self.strings: list[str] = []
-        self.gap: tuple[int, int, int] | None = None    # (known strings, chunk id, offset)
-
-    def snapshot(self) -> tuple:
-        return (self.version, len(self.strings), self.gap)
-
-    def restore(self, snap: tuple) -> None:
-        self.version, n, self.gap = snap
-        del self.strings[n:]
-
-    def mark_gap(self, chunk_id: int, offset: int) -> None:
-        """A raw-skipped chunk: strings it may define are unknown (the first gap counts)."""
-        if self.gap is None:
-            self.gap = (len(self.strings), chunk_id, offset)
-
-
 def _no_feed(data: bytes) -> None:
     pass
 
@@ -118,10 +62,10 @@ class GbxReader:
                  externals: dict[int, ExternalRef] | None = None,
                  on_node: Callable[[int], None] | None = None,
                  feed: Callable[[bytes], None] | None = None,
-                 offset_base: int = 0, decls: Any = None):
+                 offset_base: int = 0, walker: Any = None):
         if isinstance(source, (bytes, bytearray, memoryview)):
-            source = BytesSource(source)
-        if isinstance(source, BytesSource):
+            source = BufferSource(source)
+        if isinstance(source, BufferSource):
             self._buf: memoryview | None = source.view
             self._pos = source.pos
             self._base = source.pos
@@ -146,7 +90,7 @@ class GbxReader:
         self.depth = 0
         self.on_node = on_node
         self.feed: Callable[[bytes], None] = feed or _no_feed
-        self.decls = decls               # engine.Registry to use (None: the shipped declarations)
+        self.walker = walker             # nodes.NodeWalker: reads node references (None: none allowed)
 
     # -- position -------------------------------------------------------------------
     def tell(self) -> int:
@@ -186,6 +130,14 @@ class GbxReader:
         self._log += data
         self._pos = e
         return data
+
+    def fixed(self, n: int) -> bytes | memoryview | None:
+        """Exactly n bytes, or None (nothing consumed) when fewer are left before the
+        end or the current limit: fused field reads fall back to one field at a time
+        so that the error names the field."""
+        if self._end is not None and self._pos + n > self._end:
+            return None
+        return self._take(n)
 
     def skip(self, n: int) -> None:
         """Move forward n bytes (stream mode reads and logs them)."""
@@ -362,43 +314,13 @@ class GbxReader:
     def pop_ids(self) -> None:
         self.ids = self._id_stack.pop()
 
-    def _id_index(self) -> int:
+    def id_index(self) -> int:
+        """The u32 of a lookback string (hex in text files)."""
         return self.u32()
 
     def id(self) -> str | int:
-        """A lookback string. Returns the string; "" for the empty id (0xFFFFFFFF);
-        an int when the id is a number (an index into the game's global table)."""
-        st = self.ids
-        if st.version is None or st.version == 2:
-            at = self.tell()
-            v = self.u32()
-            if v not in (2, 3):
-                raise self.error(f"unsupported lookback string version {v}", at)
-            if st.version is None:
-                st.version = v
-        if st.version == 2:
-            # Virtual Skipper 2: version, global index, and the string every time.
-            self._id_index()
-            return self.string()
-        at = self.tell()
-        index = self._id_index()
-        if index == 0xFFFFFFFF:
-            return ""
-        if index & 0xC0000000 == 0:
-            return index
-        n = index & 0x3FFFFFFF
-        if n == 0:
-            s = self.string()
-            st.strings.append(s)
-            return s
-        gap = st.gap
-        if gap is not None and n > gap[0]:
-            raise self.error(f"lookback string #{n} referenced, but skippable chunk {gap[1]:08X} at "
-                             f"{gap[2]:#x} was kept raw after string #{gap[0]}: it may have defined "
-                             f"strings, so #{n} is unknown", at)
-        if n > len(st.strings):
-            raise self.error(f"lookback string #{n} referenced, only {len(st.strings)} known", at)
-        return st.strings[n - 1]
+        """A lookback string (see lookback.read_id)."""
+        return read_id(self)
 
     def meta(self) -> tuple[Any, Any, Any]:
         return (self.id(), self.id(), self.id())
@@ -419,8 +341,8 @@ class GbxReader:
     def sub_reader(self, data: bytes) -> "GbxReader":
         """A reader over other bytes (inflated data inside a chunk) that shares this
         reader's state: lookback strings, node list, hooks."""
-        sub = type(self)(BytesSource(data), num_nodes=self.num_nodes, on_node=self.on_node, feed=self.feed,
-                         decls=self.decls)
+        sub = type(self)(BufferSource(data), num_nodes=self.num_nodes, on_node=self.on_node, feed=self.feed,
+                         walker=self.walker)
         sub.ids = self.ids
         sub._id_stack = self._id_stack
         sub.encapsulated = self.encapsulated
@@ -440,51 +362,6 @@ class GbxReader:
         finally:
             self.encapsulated -= 1
             self.pop_ids()
-
-    def noderef(self) -> NodeRef | None:
-        if self.encapsulated:
-            return self.direct_node()
-        at = self.tell()
-        index = self.i32()
-        if index == -1:
-            return None
-        if index < 0 or (self.num_nodes is not None and index >= self.num_nodes):
-            raise self.error(f"node index {index} outside the node list (numNodes {self.num_nodes})", at)
-        existing = self.nodes.get(index)
-        if isinstance(existing, ExternalRef):
-            return NodeRef("external", index, external=existing)
-        if existing is not None:
-            return NodeRef("back", index, node=existing)
-        return NodeRef("new", index, node=self.read_node(self.hex32(), index))
-
-    def direct_node(self) -> NodeRef | None:
-        """A node stored as class id + chunks, without a slot (0xFFFFFFFF/-1 = null)."""
-        class_id = self.hex32()
-        if class_id == NULL_CLASS:
-            return None
-        return NodeRef("direct", None, node=self.read_node(class_id, None))
-
-    def read_node(self, raw_class_id: int, index: int | None, hook: bool = True) -> Node:
-        """ReadNode: create the node (slot `index`), call on_node, walk its chunks.
-        hook=False: a node whose class the layout implies (no class id stored, no
-        ReadNode in the game): no on_node call."""
-        from .nodes import walk_node  # the walker reads chunks; it calls back into us
-
-        if self.depth >= MAX_DEPTH:
-            raise self.error(f"nodes nested deeper than {MAX_DEPTH}")
-        class_id = classdb.remap(raw_class_id)
-        node = Node(index, class_id, raw_class_id=raw_class_id if raw_class_id != class_id else None)
-        if hook and self.on_node is not None:
-            self.on_node(class_id)
-        if index is not None:
-            self.nodes[index] = node
-        self.all_nodes.append(node)
-        self.depth += 1
-        try:
-            walk_node(self, node)
-        finally:
-            self.depth -= 1
-        return node
 
     # -- chunk stream -------------------------------------------------------------------
     def chunk_id(self) -> int:
@@ -525,181 +402,4 @@ class GbxReader:
         # Only used right after _take in stream mode: wrap the source.
         self._pos -= len(data)
         del self._log[len(self._log) - len(data):]
-        self._src = _Pushback(self._src, data)
-
-
-class _Pushback:
-    """A pull source with some bytes put back in front."""
-
-    def __init__(self, src: Any, data: bytes):
-        self.src = src
-        self.head = bytes(data)
-
-    def read(self, n: int) -> bytes:
-        if not self.head:
-            return self.src.read(n)
-        h = self.head
-        if n <= len(h):
-            self.head = h[n:]
-            return h[:n]
-        self.head = b""
-        return h + self.src.read(n - len(h))
-
-
-class TextGbxReader(GbxReader):
-    """Text-format GBX: one CRLF-terminated ASCII line per number or string."""
-
-    text = True
-
-    def line(self) -> str:
-        buf = self._buf
-        if buf is not None:
-            # look for CRLF window by window: a line is usually short
-            start = self._pos
-            limit = min(self._end, start + MAX_LINE)
-            p = start
-            while True:
-                q = min(limit, p + 4096)
-                idx = bytes(buf[p:q + 1]).find(b"\r\n")
-                if idx >= 0:
-                    data = bytes(self._take(p + idx - start))
-                    self._take(2)
-                    return data.decode("utf-8", "replace")
-                if q >= limit:
-                    raise Truncated("text line without CRLF", offset=self.offset_base + self.tell())
-                p = q
-        out = bytearray()
-        while True:
-            b = self._take(1)
-            if b == b"\r":
-                nxt = self._take(1)
-                if nxt == b"\n":
-                    return out.decode("utf-8", "replace")
-                out += b
-                b = nxt
-            out += b
-            if len(out) > MAX_LINE:
-                raise self.error("text line too long")
-
-    def _int(self, lo: int, hi: int, base: int = 10) -> int:
-        at = self.tell()
-        s = self.line().strip()
-        try:
-            v = int(s, base)
-        except ValueError:
-            raise self.error(f"expected a number, found {s[:40]!r}", at) from None
-        if v < 0 and lo >= 0 and v >= -(hi + 1) // 2:
-            v += hi + 1          # unsigned written as signed
-        elif v > hi // 2 and lo < 0 and v <= hi:
-            v -= hi + 1          # signed written as unsigned (GBX.NET writes -1 as 4294967295)
-        if not lo <= v <= (hi if lo >= 0 else hi // 2):
-            raise self.error(f"number {v} out of range", at)
-        return v
-
-    def u8(self) -> int:
-        return self._int(0, 0xFF)
-
-    def i8(self) -> int:
-        return self._int(-0x80, 0xFF)
-
-    def u16(self) -> int:
-        return self._int(0, 0xFFFF)
-
-    def i16(self) -> int:
-        return self._int(-0x8000, 0xFFFF)
-
-    def u32(self) -> int:
-        return self._int(0, 0xFFFFFFFF)
-
-    def i32(self) -> int:
-        return self._int(-0x80000000, 0xFFFFFFFF)
-
-    def u64(self) -> int:
-        return self._int(0, (1 << 64) - 1)
-
-    def i64(self) -> int:
-        return self._int(-(1 << 63), (1 << 64) - 1)
-
-    def u128(self) -> int:
-        lo = self.u64()
-        return lo | (self.u64() << 64)
-
-    def hex32(self) -> int:
-        at = self.tell()
-        s = self.line().strip()
-        try:
-            v = int(s, 16)
-        except ValueError:
-            raise self.error(f"expected a hex id, found {s[:40]!r}", at) from None
-        if not 0 <= v <= 0xFFFFFFFF:
-            raise self.error(f"hex id {s} out of range", at)
-        return v
-
-    def f32(self) -> float:
-        at = self.tell()
-        s = self.line().strip()
-        try:
-            return _f32(struct.pack("<f", float(s)))[0]
-        except (ValueError, OverflowError):
-            raise self.error(f"expected a float, found {s[:40]!r}", at) from None
-
-    def bool(self) -> bool:
-        at = self.tell()
-        s = self.line().strip().lower()
-        if s in ("1", "true"):
-            return True
-        if s in ("0", "false"):
-            return False
-        raise self.error(f"expected a bool, found {s[:40]!r}", at)
-
-    def vec2(self):
-        return (self.f32(), self.f32())
-
-    def vec3(self):
-        return (self.f32(), self.f32(), self.f32())
-
-    def vec4(self):
-        return (self.f32(), self.f32(), self.f32(), self.f32())
-
-    def floats(self, n):
-        return tuple(self.f32() for _ in range(n))
-
-    def ints(self, n):
-        return tuple(self.i32() for _ in range(n))
-
-    def array(self, fmt: str, n: int) -> list:
-        self.check_count(n, 3)   # at least one digit + CRLF per number
-        read = {"B": self.u8, "b": self.i8, "H": self.u16, "h": self.i16, "I": self.u32,
-                "i": self.i32, "Q": self.u64, "q": self.i64, "f": self.f32}[fmt]
-        return [read() for _ in range(n)]
-
-    def string(self) -> str:
-        return self.line()
-
-    def _id_index(self) -> int:
-        at = self.tell()
-        s = self.line().strip()
-        if s == "4294967295" or s == "-1":
-            return 0xFFFFFFFF
-        try:
-            return int(s, 16) & 0xFFFFFFFF
-        except ValueError:
-            raise self.error(f"expected a lookback index, found {s[:40]!r}", at) from None
-
-    def skip_marker(self) -> bool:
-        # The marker is a hex line "534B4950" in text files.
-        if self._buf is None:
-            raise self.error("text-format GBX needs an in-memory source")
-        save = self._pos
-        try:
-            if self.hex32() == SKIP_MARKER:
-                return True
-        except GbxError:
-            pass
-        self._pos = save
-        return False
-
-
-def make_reader(source: Any, *, text: bool = False, **kw: Any) -> GbxReader:
-    """A binary or text reader over `source` (bytes, BytesSource or pull source)."""
-    return (TextGbxReader if text else GbxReader)(source, **kw)
+        self._src = Pushback(self._src, data)

@@ -76,7 +76,7 @@ def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None)
 
 def _parse(src, size: int, on_node, feed, decls, res: GbxPass) -> None:
     try:
-        r = GbxReader(src, decls=decls)
+        r = GbxReader(src)
         header = read_header(r)
         kw = dict(class_id=header.raw_class_id, text=header.text, num_nodes=header.num_nodes,
                   externals=header.refs.by_node_index() if header.refs else None,

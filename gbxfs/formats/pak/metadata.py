@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import read_header
-from gbxfs.formats.gbx.reader import BytesSource, GbxReader
+from gbxfs.formats.gbx.reader import GbxReader
+from gbxfs.formats.gbx.sources import BufferSource
 from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.stream import plain_range
@@ -71,7 +72,7 @@ def _parse_records(records: bytes, num_files: int, out: Metadata) -> None:
         if not 0 <= index < num_files:
             return
         try:
-            header = read_header(GbxReader(BytesSource(records, pos)), refs=False)
+            header = read_header(GbxReader(BufferSource(records, pos)), refs=False)
         except GbxError as e:
             out.error = f"metadata record for file {index} is not a GBX header: {e}"
             return

@@ -272,7 +272,8 @@ def vsk_desc(version: int) -> bytes:
 
 @pytest.mark.parametrize("version", [0, 4, 7, 14])
 def test_virtual_skipper_desc(version):
-    from gbxfs.formats.gbx.engine import decode_bytes, registry
+    from gbxfs.formats.gbx.decl import registry
+    from gbxfs.formats.gbx.nodes import decode_bytes
     v = decode_bytes(registry().get(0x21080001, header=True), vsk_desc(version))
     assert v["startTime"] == 1200 and v["windDirection"] == 6 and v["weather"] == 3
     if version < 9:

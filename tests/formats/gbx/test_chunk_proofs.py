@@ -15,7 +15,7 @@ import pytest
 from gbx_builder import node_body
 
 from gbxfs.cli import coverage
-from gbxfs.formats.gbx.engine import Registry, registry
+from gbxfs.formats.gbx.decl import Registry, registry
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.formats.gbx.proof import ChunkProofs, DeclState
 

@@ -6,7 +6,7 @@ import pytest
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.dump import dump_values
-from gbxfs.formats.gbx.engine import registry
+from gbxfs.formats.gbx.decl import registry
 
 SEED_MEDIA_CHUNKS = [
     0x0307A003, 0x03079002, 0x03079003, 0x03079004, 0x03079005, 0x03079007, 0x0307900A, 0x0307900D,

@@ -7,9 +7,10 @@ import zlib
 import pytest
 from gbx_builder import W
 
-from gbxfs.formats.gbx.dsl import DeclarationError
+from gbxfs.formats.gbx.decl import DeclarationError
 from gbxfs.formats.gbx.dump import dump_values, f32_repr
-from gbxfs.formats.gbx.engine import Registry, decode_bytes
+from gbxfs.formats.gbx.decl import Registry
+from gbxfs.formats.gbx.nodes import NodeWalker, decode_bytes
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.reader import GbxReader
 
@@ -283,7 +284,7 @@ def test_encapsulated_flag_on_a_chunk():
     r = reg(src)
     w = W()
     w.id("q")
-    reader = GbxReader(w.bytes(), decls=r)
+    reader = GbxReader(w.bytes(), walker=NodeWalker(r))
     reader.ids.version = 3
     reader.ids.strings.append("outer")
     assert r.get(0x01002000).decode(reader) == {"a": "q"}
@@ -301,7 +302,7 @@ def test_feed_calls_the_hook_with_bytes():
 """
     fed = []
     r = reg(src)
-    reader = GbxReader(W().f32(3.0).f32(1.0).string("Vehicle").bytes(), decls=r, feed=fed.append)
+    reader = GbxReader(W().f32(3.0).f32(1.0).string("Vehicle").bytes(), walker=NodeWalker(r), feed=fed.append)
     r.get(0x0900F004).decode(reader)
     assert fed == [struct.pack("<f", 2.0), b"Vehi"]
 

@@ -86,12 +86,13 @@ DECL_WORDS = ["01002000", "uint32", "float", "if", "elif", "else:", "for each", 
 @SETTINGS
 @given(st.lists(st.sampled_from(DECL_WORDS), max_size=40))
 def test_declaration_parser_only_reports_declaration_errors(words):
-    from gbxfs.formats.gbx.engine import Registry
+    from gbxfs.formats.gbx.decl import Registry
+    from gbxfs.formats.gbx.nodes import NodeWalker
     from gbxfs.formats.gbx.reader import GbxReader
 
     reg = Registry.from_texts([("f.chunks", " ".join(words))])     # never raises
     for decl in reg.chunks.values():                                 # and what loads, runs safely
         try:
-            decl.decode(GbxReader(bytes(range(64)), decls=reg))
+            decl.decode(GbxReader(bytes(range(64)), walker=NodeWalker(reg)))
         except GbxError:
             pass

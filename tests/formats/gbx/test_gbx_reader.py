@@ -1,4 +1,5 @@
-"""GbxReader primitives: lookback strings, node references, limits, stream sources, text."""
+"""GbxReader primitives: lookback strings, node references (nodes.NodeWalker), limits,
+stream sources, text."""
 from __future__ import annotations
 
 import struct
@@ -6,10 +7,13 @@ import struct
 import pytest
 from gbx_builder import END, SKIP, W
 
-from gbxfs.formats.gbx.engine import Registry
+from gbxfs.formats.gbx.decl import Registry
 from gbxfs.formats.gbx.errors import GbxError, Truncated
 from gbxfs.formats.gbx.model import ExternalRef
-from gbxfs.formats.gbx.reader import MAX_DEPTH, BytesSource, GbxReader, TextGbxReader
+from gbxfs.formats.gbx.nodes import MAX_DEPTH, NodeWalker
+from gbxfs.formats.gbx.reader import GbxReader
+from gbxfs.formats.gbx.sources import BufferSource
+from gbxfs.formats.gbx.textreader import TextGbxReader
 
 
 class Stream:
@@ -130,18 +134,18 @@ def test_noderef_null_new_back_and_external():
             + struct.pack("<i", 1)                                  # back-reference to #1
             + struct.pack("<i", 3))                                 # external node #3
     seen = []
-    r = GbxReader(data, num_nodes=4, externals={3: ext}, decls=DECLS, on_node=seen.append)
-    assert r.noderef() is None
-    new = r.noderef()
+    r = GbxReader(data, num_nodes=4, externals={3: ext}, walker=NodeWalker(DECLS), on_node=seen.append)
+    assert r.walker.noderef(r) is None
+    new = r.walker.noderef(r)
     assert new.kind == "new" and new.index == 1 and new.node.class_id == 0x01002000
     n1 = new.node
     child = n1.chunks[0].values["child"]
     assert child.kind == "new" and child.index == 2
     assert child.node.chunks[0].values["child"].kind == "back"
     assert child.node.chunks[0].values["child"].node is n1
-    back = r.noderef()
+    back = r.walker.noderef(r)
     assert back.kind == "back" and back.node is n1
-    e = r.noderef()
+    e = r.walker.noderef(r)
     assert e.kind == "external" and e.external is ext
     assert seen == [0x01002000, 0x01002000]            # on_node at each new node only
     assert [n.index for n in r.all_nodes] == [1, 2]
@@ -149,17 +153,17 @@ def test_noderef_null_new_back_and_external():
 
 
 def test_noderef_index_outside_node_list():
-    r = GbxReader(struct.pack("<iI", 5, 0x01002000), num_nodes=3, decls=DECLS)
+    r = GbxReader(struct.pack("<iI", 5, 0x01002000), num_nodes=3, walker=NodeWalker(DECLS))
     with pytest.raises(GbxError, match="node index 5 outside the node list"):
-        r.noderef()
+        r.walker.noderef(r)
 
 
 def test_noderef_in_encapsulation_has_no_index():
     data = struct.pack("<I", 0x01002001) + node(struct.pack("<II", 0x01002001, 9)) + struct.pack("<I", 0xFFFFFFFF)
-    r = GbxReader(data, num_nodes=1, decls=DECLS)
+    r = GbxReader(data, num_nodes=1, walker=NodeWalker(DECLS))
     with r.encapsulation():
-        ref = r.noderef()
-        assert r.noderef() is None
+        ref = r.walker.noderef(r)
+        assert r.walker.noderef(r) is None
     assert ref.kind == "direct" and ref.index is None and ref.node.chunks[0].values == {"value": 9}
     assert r.nodes == {}                       # not added to the node list
 
@@ -169,8 +173,8 @@ def test_class_ids_are_remapped_for_nodes_and_on_node():
     decls = Registry.from_texts([("t.chunks", "03043011\n    uint32 a\n")])
     data = struct.pack("<iI", 1, 0x24003000) + node(struct.pack("<II", 0x24003011, 4))
     seen = []
-    r = GbxReader(data, num_nodes=2, decls=decls, on_node=seen.append)
-    ref = r.noderef()
+    r = GbxReader(data, num_nodes=2, walker=NodeWalker(decls), on_node=seen.append)
+    ref = r.walker.noderef(r)
     assert ref.node.class_id == 0x03043000 and ref.node.raw_class_id == 0x24003000
     assert ref.node.chunks[0].chunk_id == 0x03043011 and ref.node.chunks[0].raw_id == 0x24003011
     assert seen == [0x03043000]
@@ -179,9 +183,9 @@ def test_class_ids_are_remapped_for_nodes_and_on_node():
 def test_node_nesting_depth_is_bounded():
     decls = Registry.from_texts([("t.chunks", "01002000\n    node child\n")])
     data = struct.pack("<II", 0x01002000, 0x01002000) * (MAX_DEPTH + 5)
-    r = GbxReader(data, decls=decls)
+    r = GbxReader(data, walker=NodeWalker(decls))
     with pytest.raises(GbxError, match="nested deeper"):
-        r.direct_node()
+        r.walker.direct_node(r)
 
 
 # ---- stream sources --------------------------------------------------------------------------
@@ -221,8 +225,8 @@ def test_limit_blocks_reading_past_a_chunk():
     assert r.u32() == 2
 
 
-def test_bytes_source_window():
-    src = BytesSource(b"xxABCDyy", 2, 6)
+def test_buffer_source_window():
+    src = BufferSource(b"xxABCDyy", 2, 6)
     r = GbxReader(src)
     assert r.bytes(4) == b"ABCD" and r.at_end() and r.tell() == 4
 

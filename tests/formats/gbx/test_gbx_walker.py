@@ -8,7 +8,7 @@ from gbx_builder import END, SKIP, W, build_gbx, node_body
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.gbx.engine import Registry
+from gbxfs.formats.gbx.decl import Registry
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.nodes import decode_header_chunk, may_define_strings, walk_body
 

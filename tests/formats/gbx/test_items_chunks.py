@@ -9,7 +9,8 @@ import pytest
 from corpusdata import CORPUS, manifest_rows
 
 from gbxfs.formats import gbx
-from gbxfs.formats.gbx.engine import decode_bytes, registry
+from gbxfs.formats.gbx.decl import registry
+from gbxfs.formats.gbx.nodes import decode_bytes
 
 pytestmark = pytest.mark.corpus
 

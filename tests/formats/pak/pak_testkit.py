@@ -18,7 +18,7 @@ import zlib
 from Crypto.Cipher import Blowfish
 
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.gbx.engine import Registry
+from gbxfs.formats.gbx.decl import Registry
 
 CLIP = 0x03079000      # CGameCtnMediaClip: main node of the test files
 TRACK = 0x03078000     # CGameCtnMediaTrack: child nodes

@@ -151,7 +151,7 @@ def test_no_dummy_write_flag_disables_feeds():
 def test_stored_gbx_with_unknown_chunk_is_unverifiable_but_header_browsable():
     g = one_child_at(0x200)
     data, _, _ = _pak(g.bytes(), False)
-    from gbxfs.formats.gbx.engine import Registry
+    from gbxfs.formats.gbx.decl import Registry
     from pak_testkit import TEST_DECLS_TEXT
     partial = Registry.from_texts([("t.chunks", TEST_DECLS_TEXT.split("03078F01")[0])])
     arc = PakArchive(lambda o, n: data[o:o + n], len(data), KEY, decls=partial)
@@ -165,7 +165,7 @@ def test_stored_gbx_with_unknown_chunk_is_unverifiable_but_header_browsable():
 def test_compressed_gbx_whose_feeds_cannot_be_made_fails_adler():
     g = _random_body(6, 8)
     data, _, _ = _pak(g.bytes(), True)
-    from gbxfs.formats.gbx.engine import Registry
+    from gbxfs.formats.gbx.decl import Registry
     from pak_testkit import TEST_DECLS_TEXT
     partial = Registry.from_texts([("t.chunks", TEST_DECLS_TEXT.split("03078F01")[0])])
     arc = PakArchive(lambda o, n: data[o:o + n], len(data), KEY, decls=partial)

@@ -1,0 +1,383 @@
+"""Compiling linked declarations into closures `run(reader, frame)`: one interpreter
+for every chunk. Decoding runs them against a reader and leaves the values in the
+frame (a nested dict; lists of dicts for loops).
+"""
+from __future__ import annotations
+
+import struct
+from typing import Any, Callable
+
+from ..errors import GbxError
+from ..expr import compile_expr
+from ..model import Labeled, NodeRef
+from ..reader import MAX_COUNT, GbxReader
+from ..zinflate import inflate_exact
+from . import ast as dsl
+from .frame import ContinueItem, Frame
+from .link import Linker
+from .types import BY_NAME, META_NAMES, field_min_size
+
+MAX_STRUCT_DEPTH = 64
+MAX_INFLATE = 256 << 20
+
+Run = Callable[[GbxReader, Frame], None]
+
+
+def _fusable(s: dsl.Stmt) -> bool:
+    return isinstance(s, dsl.Field) and s.count is None and not s.enum and s.type in BY_NAME \
+        and BY_NAME[s.type].fixed is not None
+
+
+def _expr_failure(text: str, where: str) -> Callable[[Exception, GbxReader], GbxError]:
+    """Turns a Python error from evaluating `text` into a located GbxError."""
+    def fail(e: Exception, r: GbxReader) -> GbxError:
+        if isinstance(e, KeyError):
+            msg = f"{where}: {e.args[0]!r} was not read (condition not met?) in {text!r}"
+        else:
+            msg = f"{where}: cannot evaluate {text!r}: {e}"
+        return GbxError(msg, offset=r.offset_base + r.tell())
+    return fail
+
+
+class Compiler:
+    """Compiles linked statement lists; `chunks` is the registry's table of compiled
+    declarations (filled as they compile), which `read chunk` looks up at run time."""
+
+    def __init__(self, linker: Linker, chunks: dict[tuple[int, bool], Any]):
+        self.linker = linker
+        self.chunks = chunks
+        self._struct_cells: dict[str, list[Run]] = {}
+
+    def block(self, stmts: list[dsl.Stmt], file: str) -> Run:
+        runs: list[Run] = []
+        i = 0
+        while i < len(stmts):
+            j = i
+            while j < len(stmts) and _fusable(stmts[j]):
+                j += 1
+            if j - i >= 2:
+                runs.append(self.fused(stmts[i:j], file))
+                i = j
+            else:
+                runs.append(self.stmt(stmts[i], file))
+                i += 1
+        if len(runs) == 1:
+            return runs[0]
+
+        def run_all(r: GbxReader, f: Frame) -> None:
+            for run in runs:
+                run(r, f)
+        return run_all
+
+    def fused(self, fields: list[dsl.Stmt], file: str) -> Run:
+        """Consecutive fixed-size numeric fields read with one struct call (binary
+        files). Text files, and any short read (for a precise error), take the
+        field-by-field path."""
+        slow = [self.stmt(s, file) for s in fields]
+        fmt = "<"
+        layout: list[tuple[str, int, int, bool, int]] = []   # name, index, count, is_bool, byte offset
+        index = offset = 0
+        for s in fields:
+            code, n = BY_NAME[s.type].fixed
+            fmt += code
+            layout.append((s.name, index, n, s.type == "bool", offset))
+            index += n
+            offset += struct.calcsize("<" + code)
+        unpack = struct.Struct(fmt).unpack_from
+        size = struct.calcsize(fmt)
+        where = f"{file}:{fields[0].line}"
+
+        def slow_path(r: GbxReader, f: Frame) -> None:
+            for run in slow:
+                run(r, f)
+
+        def fused(r: GbxReader, f: Frame) -> None:
+            if r.text:
+                return slow_path(r, f)
+            start = r.tell()
+            data = r.fixed(size)
+            if data is None:        # too few bytes: field by field, for an error naming the field
+                return slow_path(r, f)
+            vals = unpack(data)
+            values = f.values
+            for name, i, n, is_bool, off in layout:
+                v = vals[i] if n == 1 else vals[i:i + n]
+                if is_bool:
+                    if v > 1:
+                        e = GbxError(f"bool is {v:#x}, not 0 or 1", offset=r.offset_base + start + off)
+                        e.decl = f"{where} {name}"
+                        raise e
+                    v = v == 1
+                if name in values:
+                    f.set(name, v)
+                else:
+                    values[name] = v
+        return fused
+
+    def expr(self, text: str, file: str, line: int) -> Callable[[GbxReader, Frame], Any]:
+        fn, _ = compile_expr(text)
+        fail = _expr_failure(text, f"{file}:{line}")
+
+        def evaluate(r: GbxReader, f: Frame) -> Any:
+            try:
+                return fn(f, r)
+            except (KeyError, ArithmeticError, TypeError, ValueError, IndexError) as e:
+                raise fail(e, r) from None
+        return evaluate
+
+    def stmt(self, s: dsl.Stmt, file: str) -> Run:
+        where = f"{file}:{s.line}"
+        if isinstance(s, dsl.Field):
+            return self.field(s, file)
+        if isinstance(s, dsl.Marker):
+            data = s.data
+
+            def marker(r: GbxReader, f: Frame) -> None:
+                r.marker(data)
+            return marker
+        if isinstance(s, dsl.If):
+            # conditions are the hottest expressions: evaluated here without the
+            # evaluate() wrapper, with the same error translation
+            branches = [(compile_expr(c)[0], self.block(b, file), _expr_failure(c, f"{file}:{line}"))
+                        for c, b, line in s.branches]
+            orelse = self.block(s.orelse, file) if s.orelse else None
+
+            def if_(r: GbxReader, f: Frame) -> None:
+                for cond, body, fail in branches:
+                    try:
+                        ok = cond(f, r)
+                    except (KeyError, ArithmeticError, TypeError, ValueError, IndexError) as e:
+                        raise fail(e, r) from None
+                    if ok:
+                        body(r, f)
+                        return
+                if orelse is not None:
+                    orelse(r, f)
+            return if_
+        if isinstance(s, dsl.Loop):
+            return self.loop(s, file)
+        if isinstance(s, dsl.ReadChunk):
+            cid = s.chunk_id
+            chunks = self.chunks
+            target_def = self.linker.target(s)
+
+            def read_chunk(r: GbxReader, f: Frame) -> None:
+                decl = chunks.get((cid, target_def.header))
+                if decl is None or decl.run is None:
+                    raise GbxError(f"{where}: chunk {cid:08X} declaration unavailable")
+                decl.run(r, f)
+            return read_chunk
+        if isinstance(s, dsl.Encapsulated):
+            body = self.block(s.body, file)
+
+            def encapsulated(r: GbxReader, f: Frame) -> None:
+                with r.encapsulation():
+                    body(r, f)
+            return encapsulated
+        if isinstance(s, dsl.Feed):
+            value = self.expr(s.expr, file, s.line)
+
+            def feed(r: GbxReader, f: Frame) -> None:
+                data = value(r, f)
+                if not isinstance(data, (bytes, bytearray)):
+                    raise GbxError(f"{where}: feed needs bytes, got {type(data).__name__}")
+                r.feed(bytes(data))
+            return feed
+        if isinstance(s, dsl.Let):
+            value, name = self.expr(s.expr, file, s.line), s.name
+
+            def let(r: GbxReader, f: Frame) -> None:
+                f.set(name, value(r, f))
+            return let
+        if isinstance(s, dsl.Assert):
+            cond, text = self.expr(s.expr, file, s.line), s.expr
+
+            def assert_(r: GbxReader, f: Frame) -> None:
+                if not cond(r, f):
+                    raise GbxError(f"{where}: assertion failed: {text}", offset=r.offset_base + r.tell())
+            return assert_
+        if isinstance(s, dsl.Continue):
+            uncounted = s.uncounted
+
+            def continue_(r: GbxReader, f: Frame) -> None:
+                raise ContinueItem(uncounted)
+            return continue_
+        if isinstance(s, dsl.InlineNode):
+            class_id, name = s.class_id, s.name
+
+            def inline_node(r: GbxReader, f: Frame) -> None:
+                try:
+                    f.set(name, NodeRef("direct", None, node=r.walker.read_node(r, class_id, None, hook=False)))
+                except GbxError as e:
+                    if e.decl is None:
+                        e.decl = where
+                    raise
+            return inline_node
+        if isinstance(s, dsl.Inflate):
+            return self.inflate(s, file)
+        if isinstance(s, dsl.While):
+            return self.while_(s, file)
+        raise AssertionError(f"unhandled statement {s!r}")
+
+    def field(self, s: dsl.Field, file: str) -> Run:
+        name, where = s.name, f"{file}:{s.line} {s.name or s.type}"
+        if s.count is None and not s.enum and s.type in BY_NAME and s.type != "meta":
+            call = BY_NAME[s.type].read
+
+            def scalar(r: GbxReader, f: Frame) -> None:   # the hot path: one plain field
+                try:
+                    v = call(r)
+                except GbxError as e:
+                    if e.decl is None:
+                        e.decl = where
+                    raise
+                values = f.values
+                if name in values:
+                    f.set(name, v)
+                else:
+                    values[name] = v
+            return scalar
+        read = self.reader_for(s, file)
+        if s.count is not None:
+            read = self.array(s, read, file)
+        elif s.type == "meta" and (s.subnames or s.name):
+            subnames = s.subnames or META_NAMES
+            inner = read
+            if name is None:   # unnamed meta with names: three fields in this scope
+                def meta_flat(r: GbxReader, f: Frame) -> None:
+                    try:
+                        for k, v in zip(subnames, inner(r, f)):
+                            f.set(k, v)
+                    except GbxError as e:
+                        e.decl = e.decl or where
+                        raise
+                return meta_flat
+            read = lambda r, f: dict(zip(subnames, inner(r, f)))  # noqa: E731
+        elif s.enum:
+            inner, enum = read, s.enum
+
+            def read(r: GbxReader, f: Frame) -> Any:  # noqa: F811
+                v = inner(r, f)
+                label = enum.get(v) if isinstance(v, int) else None
+                return Labeled(v, label) if label is not None else v
+
+        def field_(r: GbxReader, f: Frame) -> None:
+            try:
+                f.set(name, read(r, f))
+            except GbxError as e:
+                if e.decl is None:
+                    e.decl = where
+                raise
+        return field_
+
+    def reader_for(self, s: dsl.Field, file: str) -> Callable[[GbxReader, Frame], Any]:
+        if s.type in BY_NAME:
+            call = BY_NAME[s.type].read
+            return lambda r, f: call(r)
+        struct_name = s.type
+        cell = self._struct_cells.get(struct_name)
+        if cell is None:    # compile each struct once; the cell allows recursion
+            cell = self._struct_cells[struct_name] = []
+            sd = self.linker.struct(struct_name)
+            cell.append(self.block(sd.body, sd.file))
+
+        def read_struct(r: GbxReader, f: Frame) -> dict[str, Any]:
+            if f.depth >= MAX_STRUCT_DEPTH:
+                raise GbxError(f"{file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
+            sub = Frame(f, f.chunk_id)
+            cell[0](r, sub)
+            return sub.values
+        return read_struct
+
+    def array(self, s: dsl.Field, read_one: Callable, file: str) -> Callable[[GbxReader, Frame], Any]:
+        count = self.expr(s.count, file, s.line)
+        ftype = s.type
+        fmt = BY_NAME[ftype].array if ftype in BY_NAME else None
+        min_size = field_min_size(ftype)
+        where = f"{file}:{s.line}"
+
+        def read_array(r: GbxReader, f: Frame) -> Any:
+            n = count(r, f)
+            if not isinstance(n, int) or isinstance(n, bool):
+                raise GbxError(f"{where}: array count {s.count!r} is {n!r}, not an integer")
+            if ftype == "uint8":
+                return r.bytes(r.check_count(n, 1 if not r.text else 0))
+            if fmt is not None and not r.text:
+                return r.array(fmt, n)
+            r.check_count(n, min_size if not r.text else 0)
+            return [read_one(r, f) for _ in range(n)]
+        return read_array
+
+    def loop(self, s: dsl.Loop, file: str) -> Run:
+        count = self.expr(s.count, file, s.line)
+        body = self.block(s.body, file)
+        name, where = s.name, f"{file}:{s.line}"
+
+        def loop(r: GbxReader, f: Frame) -> None:
+            n = count(r, f)
+            if not isinstance(n, int) or isinstance(n, bool):
+                raise GbxError(f"{where}: loop count {s.count!r} is {n!r}, not an integer")
+            r.check_count(n, 0, f"{where} count {s.count}")
+            items: list[dict[str, Any]] = []
+            counted = 0
+            while counted < n:
+                if len(items) >= MAX_COUNT:
+                    raise GbxError(f"{where}: more than {MAX_COUNT} loop items")
+                sub = Frame(f, f.chunk_id)
+                sub.index = len(items)
+                start = r.tell()
+                try:
+                    body(r, sub)
+                except ContinueItem as c:
+                    items.append(sub.values)
+                    if c.uncounted:
+                        if r.tell() == start:
+                            raise GbxError(f"{where}: uncounted item read no data (endless loop)") from None
+                        continue
+                else:
+                    items.append(sub.values)
+                counted += 1
+            f.set(name, items)
+        return loop
+
+    def while_(self, s: dsl.While, file: str) -> Run:
+        """Items while a condition holds (0304301F's trailing blocks: while the next u32
+        looks like a lookback string, not a chunk id). Each item must read data."""
+        cond = self.expr(s.cond, file, s.line)
+        body = self.block(s.body, file)
+        name, where = s.name, f"{file}:{s.line}"
+
+        def while_(r: GbxReader, f: Frame) -> None:
+            items: list[dict[str, Any]] = []
+            while cond(r, f):
+                if len(items) >= MAX_COUNT:
+                    raise GbxError(f"{where}: more than {MAX_COUNT} loop items")
+                sub = Frame(f, f.chunk_id)
+                sub.index = len(items)
+                start = r.tell()
+                try:
+                    body(r, sub)
+                except ContinueItem:
+                    pass
+                items.append(sub.values)
+                if r.tell() == start:
+                    raise GbxError(f"{where}: while item read no data (endless loop)")
+            f.set(name, items)
+        return while_
+
+    def inflate(self, s: dsl.Inflate, file: str) -> Run:
+        data_fn = self.expr(s.data, file, s.line)
+        size_fn = self.expr(s.size, file, s.line)
+        body = self.block(s.body, file)
+        where = f"{file}:{s.line}"
+
+        def inflate(r: GbxReader, f: Frame) -> None:
+            data, size = data_fn(r, f), size_fn(r, f)
+            if not isinstance(data, (bytes, bytearray)) or not isinstance(size, int):
+                raise GbxError(f"{where}: inflate needs bytes and an integer size")
+            out = inflate_exact(data, size, where, MAX_INFLATE)
+            sub = r.sub_reader(out)
+            body(sub, f)
+            if not sub.at_end():
+                raise GbxError(f"{where}: {sub.remaining} inflated bytes left unread")
+        return inflate

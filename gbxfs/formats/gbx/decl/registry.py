@@ -1,0 +1,144 @@
+"""Loading the declarations: `Registry` (chunk id -> linked, compiled ChunkDecl) from
+the texts of chunks/*.chunks, with every bad declaration collected (not raised), and
+`registry()`, the shipped declarations loaded once.
+
+    from gbxfs.formats.gbx.decl import registry
+    decl = registry().get(0x03043002, header=True)
+    values = decl.decode(reader)        # reads from the reader's current position
+
+Declarations are keyed by (chunk id, header?) - ids as current ids (remapped).
+"""
+from __future__ import annotations
+
+import functools
+import logging
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Callable, Iterable
+
+from .. import classdb
+from .ast import ChunkDef, DeclarationError, StructDef
+from .compile import Compiler
+from .frame import Frame
+from .link import Linker
+from .parser import parse_file
+
+log = logging.getLogger(__name__)
+
+Run = Callable[[Any, Frame], None]
+
+
+@dataclass
+class ChunkDecl:
+    """A linked, compiled chunk declaration."""
+    chunk_id: int
+    name: str | None
+    flags: set[str]
+    xml: str | None
+    file: str
+    line: int
+    definition: ChunkDef
+    run: Run | None = None
+
+    @property
+    def header(self) -> bool:
+        return "header" in self.flags
+
+    @property
+    def skippable(self) -> bool:
+        return "skippable" in self.flags
+
+    @property
+    def unverified(self) -> bool:
+        """Declared from public facts, not yet proven on a corpus file."""
+        return "unverified" in self.flags
+
+    def decode(self, r: Any, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:
+        """Read this chunk's fields from `r`; returns the values (GbxError on bad data).
+        `node`: the node being walked (its class is `node_class` in expressions, its
+        earlier chunks' fields are `node.<field>`)."""
+        frame = Frame(None, self.chunk_id if chunk_id is None else chunk_id, node)
+        if "encapsulated" in self.flags:
+            with r.encapsulation():
+                self.run(r, frame)
+        else:
+            self.run(r, frame)
+        return frame.values
+
+
+@dataclass
+class Registry:
+    chunks: dict[tuple[int, bool], ChunkDecl] = field(default_factory=dict)
+    structs: dict[str, StructDef] = field(default_factory=dict)
+    errors: list[DeclarationError] = field(default_factory=list)
+
+    def get(self, chunk_id: int, header: bool = False) -> ChunkDecl | None:
+        """Declaration for a (remapped) chunk id; the other kind is the fallback
+        (most chunks are declared once and may appear in header or body)."""
+        return self.chunks.get((chunk_id, header)) or self.chunks.get((chunk_id, not header))
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def chunk_name(self, chunk_id: int, header: bool = False) -> str | None:
+        """Short name of a chunk: its declaration's, else the class tables' (or None)."""
+        decl = self.get(chunk_id, header)
+        return (decl.name if decl and decl.name else None) or classdb.chunk_name(chunk_id, header)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[tuple[str, str]]) -> "Registry":
+        """Build from (file name, text) pairs. Bad declarations are collected in
+        `errors` (and left out); everything else is usable."""
+        reg = cls()
+        defs: list[ChunkDef] = []
+        for name, text in texts:
+            try:
+                chunks, structs = parse_file(text, name)
+            except DeclarationError as e:
+                reg.errors.append(e)
+                continue
+            for s in structs:
+                if s.name in reg.structs:
+                    other = reg.structs[s.name]
+                    reg.errors.append(DeclarationError(s.file, s.line, f"struct {s.name} already defined at "
+                                                                      f"{other.file}:{other.line}"))
+                    continue
+                reg.structs[s.name] = s
+            defs += chunks
+        seen: dict[tuple[int, bool], ChunkDef] = {}
+        for d in defs:
+            key = (d.chunk_id, d.header)
+            if key in seen:
+                o = seen[key]
+                reg.errors.append(DeclarationError(d.file, d.line, f"chunk {d.chunk_id:08X} already declared at "
+                                                                  f"{o.file}:{o.line}"))
+                continue
+            seen[key] = d
+        linker = Linker(reg.structs, seen)
+        compiler = Compiler(linker, reg.chunks)
+        for key, d in seen.items():
+            try:
+                decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
+                decl.run = compiler.block(linker.chunk(d), d.file)
+                reg.chunks[key] = decl
+            except DeclarationError as e:
+                reg.errors.append(e)
+        for e in reg.errors:
+            log.warning("chunk declaration skipped: %s", e)
+        return reg
+
+
+def declaration_texts() -> list[tuple[str, str]]:
+    """(name, text) of every shipped declaration file, chunks/*.chunks, by name."""
+    folder = resources.files("gbxfs.formats.gbx").joinpath("chunks")
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".chunks"):
+            out.append((f"chunks/{entry.name}", entry.read_text(encoding="utf-8")))
+    return out
+
+
+@functools.cache
+def registry() -> Registry:
+    """All declarations shipped in gbxfs/formats/gbx/chunks (loaded once)."""
+    return Registry.from_texts(declaration_texts())
