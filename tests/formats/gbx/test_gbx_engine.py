@@ -370,6 +370,9 @@ def test_text_mode_decoding():
     ("01002000\n    elif a:\n        uint32 b\n", "t.chunks:2: elif without a matching if"),
     ("01002000\n    uint32 a\n    if a == 1:\n", "t.chunks:3: if needs an indented block"),
     ("01002000 sometimes\n    uint32 a\n", "t.chunks:1: unknown chunk flag 'sometimes'"),
+    ("01002000 (skipable)\n    uint32 a\n", "t.chunks:1: unknown chunk flag 'skipable' (did you mean 'skippable'?"),
+    ("01002000 (header, unverifed)\n    uint32 a\n", "t.chunks:1: unknown chunk flag 'unverifed'"),
+    ("01002000\n    uint32 version = 10\n", "t.chunks:2: '= value' after a field is not part of the language"),
     ("01002000\n    uint32 a\n    if __import__('os'):\n        uint32 b\n", "t.chunks:3: only the functions"),
     ("01002000\n    uint32 a\n    if a ** 2:\n        uint32 b\n", "t.chunks:3: BinOp not allowed"),
     ("01002000\n    uint32 a\n    if [x for x in a]:\n        uint32 b\n", "t.chunks:3: ListComp not allowed"),
@@ -383,6 +386,12 @@ def test_text_mode_decoding():
 def test_declaration_errors_name_file_and_line(text, message):
     errs = errors_of(text)
     assert len(errs) == 1 and errs[0].startswith(message), errs
+
+
+def test_parenthesised_words_without_a_flag_stay_a_comment():
+    r = reg("01002000 (all fields are ignored) (skippable)\n    uint32 a\n")
+    d = r.get(0x01002000)
+    assert d.flags == {"skippable"} and d.definition.comment == "all fields are ignored"
 
 
 def test_duplicate_chunk_declarations_are_reported():
