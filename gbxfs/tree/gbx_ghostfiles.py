@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.ghost_csv import render_csv
-from gbxfs.formats.gbx.ghost_data import decode_ghost_chunk, decode_old_ghost_chunk
-from gbxfs.formats.gbx.ghost_entrecord import parse_record_chunk, vehicle_tracks
-from gbxfs.formats.gbx.ghost_model import GhostTrack
+from gbxfs.formats.gbx.ghost.csvfile import render_csv
+from gbxfs.formats.gbx.ghost.entrecord import parse_record_chunk, vehicle_tracks
+from gbxfs.formats.gbx.ghost.model import GhostTrack
+from gbxfs.formats.gbx.ghost.samples import ghost_track
 from gbxfs.formats.gbx.model import Node, NodeRef
 
 CTN_GHOST = 0x03092000
@@ -94,13 +94,11 @@ def _ghost(node: Node) -> Ghost:
 def _samples(node: Node) -> GhostTrack | None:
     for chunk in node.chunks:
         if chunk.chunk_id in SAMPLE_CHUNKS:
-            track = decode_ghost_chunk(chunk.chunk_id, chunk.raw)
+            track = ghost_track(chunk)
             if track is not None:       # None: an empty CGameGhost (TM2020 keeps a record)
                 return track
         if chunk.chunk_id == OLD_SAMPLES:
-            mobil = node.chunk(OLD_MOBIL)
-            mobil_id = int.from_bytes(mobil.raw[:4], "little") if mobil and len(mobil.raw) >= 4 else None
-            return decode_old_ghost_chunk(chunk.raw, mobil_id)
+            return ghost_track(chunk, node.chunk(OLD_MOBIL))
     for chunk in node.chunks:
         for ref in _refs(chunk.values):
             if ref.node is not None and ref.node.class_id == RECORD_DATA:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 
+from .blob import BlobCursor
 from .errors import GbxError
 
 JPEG_MAGIC = b"\xff\xd8"
@@ -60,8 +61,7 @@ def split_thumbnail_chunk(raw: bytes) -> tuple[bytes | None, str | None]:
     """(stored JPEG, comments) of header chunk 03043007 (seed layout: u32 version;
     if version != 0: u32 thumbSize, "<Thumbnail.jpg>", thumb, "</Thumbnail.jpg>",
     "<Comments>", u32 len + comments, "</Comments>"). Either part may be None."""
-    from .ghost_cursor import Cursor   # the same bounded cursor: bytes in, GbxError out
-    c = Cursor(raw, "chunk 03043007")
+    c = BlobCursor(raw, "chunk 03043007")
     if c.u32() == 0:
         return None, None
     size = c.count(1, c.u32())

@@ -6,7 +6,7 @@ grep-able; integers stay integers.
 """
 from __future__ import annotations
 
-from .ghost_model import GhostTrack
+from .model import GhostTrack
 
 
 def _fmt(v) -> str:

@@ -27,10 +27,10 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from .errors import GbxError
-from .ghost_codec import quat6, vec3_4
-from .ghost_cursor import Cursor, inflate
-from .ghost_model import GhostSample, GhostTrack
+from ..errors import GbxError
+from .codec import quat6, vec3_4
+from ..blob import BlobCursor, inflate
+from .model import GhostSample, GhostTrack
 
 VEHICLE_VIS = 0x0A018000
 MIN_VEHICLE_SAMPLE = 103
@@ -64,7 +64,7 @@ class RecordData:
 
 def parse_record_chunk(raw: bytes) -> RecordData:
     """The raw data of chunk 0911F000 -> RecordData."""
-    c = Cursor(raw, "chunk 0911F000")
+    c = BlobCursor(raw, "chunk 0911F000")
     version = c.u32()
     if version < 5:
         raise GbxError(f"record data version {version} (stored uncompressed) is not decoded",
@@ -79,7 +79,7 @@ def parse_record_chunk(raw: bytes) -> RecordData:
 
 
 def parse_record_blob(blob: bytes, version: int) -> RecordData:
-    c = Cursor(blob, "record data")
+    c = BlobCursor(blob, "record data")
     start, end = c.i32(), c.i32()
     class_ids = []
     for _ in range(c.count(20)):

@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 import struct
 
-from .errors import GbxError
-from .ghost_codec import quat3, quat6, vec3_4
+from ..errors import GbxError
+from .codec import quat3, quat6, vec3_4
 
 _POS = struct.Struct("<3f").unpack_from
 _U16 = struct.Struct("<H").unpack_from

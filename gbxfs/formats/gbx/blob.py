@@ -1,9 +1,9 @@
-"""A bounded little-endian cursor over ghost payloads (already in memory).
+"""A bounded little-endian cursor over self-contained blobs already in memory.
 
-Ghost sample buffers are self-contained blobs (a zlib stream inside a chunk),
-so they are read with this small cursor rather than the container reader:
-every read is checked against the end, every count against what is left,
-and every failure is a GbxError carrying the offset inside the blob.
+Ghost record data (a zlib stream inside a chunk) and map thumbnails have
+grammars of their own, so they are read with this small cursor rather than the
+container reader: every read is checked against the end, every count against
+what is left, and every failure is a GbxError carrying the offset inside the blob.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ _I32 = struct.Struct("<i").unpack_from
 MAX_INFLATED = 64 * 1024 * 1024
 
 
-class Cursor:
+class BlobCursor:
     __slots__ = ("data", "pos", "what")
 
     def __init__(self, data: bytes, what: str = "ghost data"):
