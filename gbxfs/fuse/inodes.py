@@ -23,7 +23,7 @@ ROOT_INODE = pyfuse3.ROOT_INODE
 _MASK = (1 << 63) - 1
 
 
-class Node:
+class Inode:
     __slots__ = ("inode", "path", "entry", "mtime_ns", "lookups")
 
     def __init__(self, inode: int, path: str, entry: Entry, mtime_ns: int):
@@ -49,13 +49,13 @@ def path_inode(path: str, salt: int = 0) -> int:
 
 class InodeTable:
     def __init__(self, root: Entry, root_mtime_ns: int):
-        self.root = Node(ROOT_INODE, "", root, root_mtime_ns)
-        self._nodes: dict[int, Node] = {ROOT_INODE: self.root}
+        self.root = Inode(ROOT_INODE, "", root, root_mtime_ns)
+        self._nodes: dict[int, Inode] = {ROOT_INODE: self.root}
 
     def __len__(self) -> int:
         return len(self._nodes)
 
-    def get(self, inode: int) -> Node | None:
+    def get(self, inode: int) -> Inode | None:
         return self._nodes.get(inode)
 
     def number(self, path: str) -> int:
@@ -68,10 +68,10 @@ class InodeTable:
                 return inode
             salt += 1
 
-    def child_path(self, parent: Node, name: str) -> str:
+    def child_path(self, parent: Inode, name: str) -> str:
         return f"{parent.path}/{name}" if parent.path else name
 
-    def remember(self, path: str, entry: Entry, mtime_ns: int, inode: int | None = None) -> Node:
+    def remember(self, path: str, entry: Entry, mtime_ns: int, inode: int | None = None) -> Inode:
         """Count one kernel reference to the entry at `path`."""
         if not path:
             node = self.root
@@ -79,7 +79,7 @@ class InodeTable:
             inode = inode if inode is not None else self.number(path)
             node = self._nodes.get(inode)
             if node is None:
-                node = self._nodes[inode] = Node(inode, path, entry, mtime_ns)
+                node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns)
             else:
                 # a re-listed real directory may have made a new entry for the same path
                 node.entry = entry
@@ -95,7 +95,7 @@ class InodeTable:
         if node.lookups <= 0 and inode != ROOT_INODE:
             del self._nodes[inode]
 
-    def find_path(self, path: str) -> Node | None:
+    def find_path(self, path: str) -> Inode | None:
         if not path:
             return self.root
         return self._nodes.get(self.number(path))

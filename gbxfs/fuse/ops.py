@@ -19,7 +19,7 @@ import pyfuse3
 import trio
 
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry
-from gbxfs.fuse.inodes import InodeTable, Node
+from gbxfs.fuse.inodes import InodeTable, Inode
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
 from gbxfs.tree.walk import walk
@@ -66,7 +66,7 @@ def _read_only(fn: Callable) -> Callable:
 class _DirHandle:
     __slots__ = ("node", "items")
 
-    def __init__(self, node: Node):
+    def __init__(self, node: Inode):
         self.node = node
         # (name, entry, is_dot) snapshot taken on the first readdir, so offsets
         # stay valid for this handle even if the directory is re-listed meanwhile
@@ -97,7 +97,7 @@ class Operations(pyfuse3.Operations):
     async def _work(self, fn: Callable, *args):
         return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
 
-    def _node(self, inode: int) -> Node:
+    def _node(self, inode: int) -> Inode:
         node = self.inodes.get(inode)
         if node is None:  # the kernel never asks for an inode it forgot; be safe anyway
             raise _fail(errno.ESTALE)
@@ -113,10 +113,10 @@ class Operations(pyfuse3.Operations):
     async def _size(self, entry: Entry) -> int:
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
-    def _attrs(self, node: Node, size: int) -> pyfuse3.EntryAttributes:
+    def _attrs(self, node: Inode, size: int) -> pyfuse3.EntryAttributes:
         return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy)
 
-    async def _node_at(self, path: str) -> Node:
+    async def _node_at(self, path: str) -> Inode:
         """The node for `path`, walking from the root if the kernel does not hold it
         (only '..' lookups on an exported mount get here). Counts one lookup."""
         node = self.inodes.find_path(path)
@@ -203,7 +203,7 @@ class Operations(pyfuse3.Operations):
                     self.inodes.remember(path, entry, mtime, attrs.st_ino)
                 pos += 1
 
-    def _listing_attrs(self, dirnode: Node, name: str, entry: Entry, is_dot: bool, size: int):
+    def _listing_attrs(self, dirnode: Inode, name: str, entry: Entry, is_dot: bool, size: int):
         if is_dot:
             if name == "." or not dirnode.path:
                 node = dirnode
@@ -284,7 +284,7 @@ class Operations(pyfuse3.Operations):
 
     # -- extended attributes ---------------------------------------------
 
-    async def _xattrs(self, node: Node, name: str | None) -> dict[str, bytes]:
+    async def _xattrs(self, node: Inode, name: str | None) -> dict[str, bytes]:
         entry = node.entry
         # a view's folder gets its attributes (class id, error) when the view opens;
         # open it for user.* questions only: ls -l asks for security.* and system.*

@@ -13,14 +13,13 @@ import re
 
 from typing import Callable, Hashable
 
+from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.model import Chunk
 from gbxfs.formats.gbx.dump import dump_values
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.gbx_cached import CachedFile, ParsedBytesFile
 from gbxfs.tree.model import Entry
 
-# header chunks whose payload is an XML document (map and replay "Community" chunks)
-XML_CHUNKS = {0x03043005, 0x03093001}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_+-]+")
 
 
@@ -31,10 +30,7 @@ def safe_name(name: str) -> str:
 def chunk_base(chunk: Chunk, taken: set[str]) -> str:
     """<CHUNKID>[.<name>], with -2, -3... when a node has the same chunk twice."""
     base = f"{chunk.chunk_id:08X}"
-    try:
-        name = chunk.name
-    except Exception:  # a declaration problem must not hide the chunk's files
-        name = None
+    name = chunk.name
     if name and safe_name(name):
         base += "." + safe_name(name)
     stem, n = base, 2
@@ -54,14 +50,12 @@ def chunk_xattrs(chunk: Chunk) -> dict[str, bytes]:
 
 
 def xml_text(chunk: Chunk) -> str | None:
-    """The XML document a chunk carries, if it is an XML chunk."""
-    if not chunk.values:
+    """The XML document a chunk carries: the field its declaration flags `xml=`."""
+    decl = registry().get(chunk.chunk_id, header=chunk.header)
+    if decl is None or decl.xml is None or not chunk.values:
         return None
-    for v in chunk.values.values():
-        if isinstance(v, str) and v.lstrip().startswith("<") and (
-                chunk.chunk_id in XML_CHUNKS or v.lstrip().startswith("<?xml")):
-            return v
-    return None
+    v = chunk.values.get(decl.xml)
+    return v if isinstance(v, str) and v.strip() else None
 
 
 def render_chunk_txt(chunk: Chunk) -> bytes:

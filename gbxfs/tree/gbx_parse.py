@@ -25,7 +25,7 @@ from typing import Any, Callable
 from gbxfs.formats.gbx.body import read_body
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import GbxHeader, parse_header
-from gbxfs.formats.gbx.nodes import walk_body as nodes_walk
+from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.source import ByteSource
 
@@ -137,7 +137,7 @@ class GbxParse:
         if not b.data:
             out.status = "absent"
             return out, 1024
-        walk_body(h, b.data, out)
+        fill_body(h, b.data, out)
         cost, limit = body_cost(out), self.ctx.cache.max_bytes
         if cost > limit:
             # The cache would drop it at once, and every chunk file read would parse
@@ -154,9 +154,9 @@ def too_large(cost: int, limit: int) -> ParsedBody:
     return out
 
 
-def walk_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:
+def fill_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:
     """Run the core's node walker over `body`, filling out.nodes/status/errors."""
-    result = nodes_walk(body, class_id=header.raw_class_id, text=header.text, num_nodes=header.num_nodes,
+    result = walk_body(body, class_id=header.raw_class_id, text=header.text, num_nodes=header.num_nodes,
                         externals=header.refs.by_node_index() if header.refs else None)
     out.nodes = list(result.nodes)
     out.status = result.status

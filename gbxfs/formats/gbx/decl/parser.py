@@ -181,8 +181,7 @@ def _chunk_header(m: re.Match, ln: Line, file: str) -> tuple[int, str | None, se
     chunk_id = int(m.group(1), 16)
     rest = m.group(2).strip().rstrip(":")
     name = None
-    flags: set[str] = set()
-    xml = None
+    flag_words: list[str] = []
     comment = None
     i = 0
     while i < len(rest):
@@ -198,29 +197,26 @@ def _chunk_header(m: re.Match, ln: Line, file: str) -> tuple[int, str | None, se
         elif ch == "(":
             j = close_bracket(rest, i, file, ln.no)
             words = [w for w in re.split(r"[\s,]+", rest[i + 1:j]) if w]
-            if words and any(w in FLAGS or w.startswith("xml=") for w in words):
-                for w in words:     # a group naming a flag holds only flags: no typo slips by
-                    if w.startswith("xml="):
-                        xml = w[4:]
-                    elif w in FLAGS:
-                        flags.add(w)
-                    else:
-                        raise _unknown_flag(file, ln.no, w)
-            elif len(words) == 1 and difflib.get_close_matches(words[0].lower(), FLAGS, 1, 0.75):
-                raise _unknown_flag(file, ln.no, words[0])
+            # a group naming a flag holds only flags, and a lone near-flag is a typo
+            if any(w in FLAGS or w.startswith("xml=") for w in words) or (
+                    len(words) == 1 and difflib.get_close_matches(words[0].lower(), FLAGS, 1, 0.75)):
+                flag_words += words
             else:
                 comment = rest[i + 1:j]
             i = j + 1
         else:
-            m2 = re.match(r"[^\s(\"]+", rest[i:])
-            w = m2.group()
-            if w.startswith("xml="):
-                xml = w[4:]
-            elif w in FLAGS:
-                flags.add(w)
-            else:
-                raise _unknown_flag(file, ln.no, w)
+            w = re.match(r"[^\s(\"]+", rest[i:]).group()
+            flag_words.append(w)
             i += len(w)
+    flags: set[str] = set()
+    xml = None
+    for w in flag_words:
+        if w.startswith("xml="):
+            xml = w[4:]
+        elif w in FLAGS:
+            flags.add(w)
+        else:
+            raise _unknown_flag(file, ln.no, w)
     return chunk_id, name, flags, xml, comment
 
 
