@@ -118,3 +118,13 @@ def test_gbxfs_has_no_import_cycle():
     graph = {m: imports_of(m, p, known) for m, p in mods.items()}
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_gbx_primitives_import_nothing_above_them():
+    mods = modules()
+    known = set(mods)
+    gbx = "gbxfs.formats.gbx"
+    below = {f"{gbx}.errors", f"{gbx}.lookback", f"{gbx}.sources", f"{gbx}.model", f"{gbx}.classdb"}
+    for name in ("reader", "lookback", "sources", "errors"):
+        mod = f"{gbx}.{name}"
+        assert imports_of(mod, mods[mod], known) <= below, mod

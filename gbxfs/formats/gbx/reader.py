@@ -14,18 +14,20 @@ passed in from above: `walker` (nodes.NodeWalker: reads node references and the
 nodes they hold), and for paks `on_node(class_id)` at every ReadNode and
 `feed(data)` for in-chunk feeds. Text-format files use textreader.TextGbxReader.
 
-This module imports nothing above the primitives (errors, model records, lookback).
+This module imports only errors, lookback and sources: nothing above the primitives.
 """
 from __future__ import annotations
 
 import struct
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .errors import GbxError, Truncated
 from .lookback import IdState, read_id
 from .sources import BufferSource, Pushback
-from .model import ExternalRef, Node
+
+if TYPE_CHECKING:       # the node list holds model records; the reader never makes them
+    from .model import ExternalRef, Node
 
 # Hard limits: hostile counts must fail before anything big is allocated.
 MAX_COUNT = 1 << 24          # elements in one array / list
