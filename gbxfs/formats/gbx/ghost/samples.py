@@ -56,7 +56,7 @@ def ghost_track(chunk: Chunk, mobil: Chunk | None = None) -> GhostTrack | None:
         raise e.add_context(chunk_id=chunk.chunk_id) from None
 
 
-def decode_ghost_chunk(chunk_id: int, raw: bytes, mobil_class_id: int | None = None) -> GhostTrack | None:
+def decode_ghost_chunk(chunk_id: int, raw: bytes) -> GhostTrack | None:
     """ghost_track() for a chunk given as raw bytes (decoded with its declaration)."""
     decl = registry().get(chunk_id)
     if decl is None:
@@ -65,10 +65,7 @@ def decode_ghost_chunk(chunk_id: int, raw: bytes, mobil_class_id: int | None = N
         values = decode_bytes(decl, raw, chunk_id=chunk_id)
     except GbxError as e:
         raise e.add_context(chunk_id=chunk_id) from None
-    mobil = None
-    if mobil_class_id is not None:
-        mobil = Chunk(OLD_SAMPLES + 1, 0, 4, b"", values={"savedMobilClassId": mobil_class_id})
-    return ghost_track(Chunk(chunk_id, 0, len(raw), raw, values=values), mobil)
+    return ghost_track(Chunk(chunk_id, 0, len(raw), raw, values=values))
 
 
 def _decode_new(v: dict[str, Any], *, deltas: bool, encoding: str) -> GhostTrack | None:
