@@ -313,7 +313,7 @@ class GbxReader:
         return read_id(self)
 
     def meta(self) -> tuple[Any, Any, Any]:
-        return (self.id(), self.id(), self.id())
+        return (read_id(self), read_id(self), read_id(self))
 
     def fileref(self) -> dict[str, Any]:
         version = self.u8()

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from operator import methodcaller
 from typing import Any, Callable
 
+from ..lookback import read_id
+
 Read = Callable[[Any], Any]      # reader -> value
 
 
@@ -62,7 +64,7 @@ TYPES: tuple[TypeInfo, ...] = (
     TypeInfo("float", _m("f32"), 4, ("float32", "f32", "real"), ("real",), "f", ("f", 1)),
     TypeInfo("bool", _m("bool"), 4, fixed=("I", 1)),     # fused reads check 0/1 themselves
     TypeInfo("string", _m("string"), 4),
-    TypeInfo("id", _m("id"), 4, ("lookbackstring", "lookback"), ("id", "lookback")),
+    TypeInfo("id", read_id, 4, ("lookbackstring", "lookback"), ("id", "lookback")),
     TypeInfo("meta", _m("meta"), 12),
     TypeInfo("fileref", _m("fileref"), 2, ("packdesc",), ("packdesc",)),
     TypeInfo("noderef", _noderef, 4),
