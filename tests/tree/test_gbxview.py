@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from gbxfs.tree import gbx_parse
+from gbxfs.tree.gbx import parse as gbx_parse
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbxview import open_gbx
+from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import Dir
 from gbxfs.tree.source import BytesSource, FileSource
 from tests.conftest import manifest_rows

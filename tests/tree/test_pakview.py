@@ -17,8 +17,9 @@ from pak_testkit import GbxBuilder, leaf_track, make_test_decls  # noqa: E402
 from gbxfs.formats.pak.writer import PakFile, build_pak, write_packs  # noqa: E402
 from gbxfs.tree.context import TreeContext  # noqa: E402
 from gbxfs.tree.model import Dir  # noqa: E402
-from gbxfs.tree.pakview import (PakEntryFile, PakGbxDir, open_pack_gbx, open_pak,  # noqa: E402
-                                probe_pack_gbx)
+from gbxfs.tree.pak.entries import PakEntryFile, PakGbxDir  # noqa: E402
+from gbxfs.tree.pak.pack import open_pack_gbx, probe_pack_gbx  # noqa: E402
+from gbxfs.tree.pak.view import open_pak  # noqa: E402
 from gbxfs.tree.root import build_tree  # noqa: E402
 from gbxfs.tree.source import BytesSource, FileSource  # noqa: E402
 from gbxfs.tree.walk import resolve  # noqa: E402

@@ -27,6 +27,7 @@ from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import GbxHeader, parse_header
 from gbxfs.formats.gbx.nodes import walk_body as nodes_walk
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx.ghostfiles import all_nodes
 from gbxfs.tree.source import ByteSource
 
 HEADER_PROBE = 64 * 1024      # most headers (thumbnail included) fit in the first 64 KiB
@@ -49,13 +50,12 @@ class ParsedBody:
     body_compressed: bool = False
     compressed_size: int | None = None
     _all: list[Any] | None = field(default=None, repr=False)
-    _problems: list[Any] | None = field(default=None, repr=False)   # error.txt lines, see gbxview
+    _problems: list[Any] | None = field(default=None, repr=False)   # error.txt lines, see errors.py
 
     def all_nodes(self) -> list[Any]:
         """Every node, nested ones included, in reading order (computed once:
         node folders and chunk files look their node up here on every read)."""
         if self._all is None:
-            from gbxfs.tree.gbx_ghostfiles import all_nodes
             self._all = all_nodes(self.nodes)
         return self._all
 
