@@ -15,6 +15,7 @@ from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR
@@ -85,7 +86,10 @@ class PakGbxDir(Dir):
 
     def _make(self) -> Entry:
         source = PakEntrySource(self._entry, self._mtime)
-        err = self._entry.check()
+        err, walk = self._entry.verify()
+        if walk is not None:
+            # the verifying pass parsed the entry: the view uses that parse, not a second one
+            GbxParse(source, self._ctx).seed_body(walk.body, walk.result)
         if err is None and self._ctx.open_child is not None:
             return self._ctx.open_child(self.name, source)
         arc, index = self._arc, self._entry.rec.index   # the header only when needed: metadata is cached
