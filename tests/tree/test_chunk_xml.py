@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.model import Chunk
-from gbxfs.tree.gbx_chunkfiles import xml_text
+from gbxfs.tree.gbx.chunkfiles import xml_text
 
 COMMUNITY = 0x03043005          # declared with xml=xml
 
