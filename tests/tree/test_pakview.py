@@ -66,15 +66,15 @@ def test_a_gbx_entry_is_walked_once(corpus, monkeypatch):
     from gbxfs.formats.pak import gbxentry
     from gbxfs.tree.gbx import parse as gbx_parse
     walks = []
-    for module, name in ((gbxentry, "walk_body"), (gbx_parse, "nodes_walk")):
-        real = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda *a, real=real, where=name, **k: walks.append(where) or real(*a, **k))
+    for module, label in ((gbxentry, "pak pass"), (gbx_parse, "view")):
+        real = module.walk_body
+        monkeypatch.setattr(module, "walk_body", lambda *a, real=real, where=label, **k: walks.append(where) or real(*a, **k))
     root = build_tree(str(corpus / "synthetic-pak/Packs"))
     clip = resolve(root, "Sample.pak/Sample/Media/Clips/Clip3.Clip.Gbx")
     nodes = resolve(clip, "body/nodes").children()
     assert "000.CGameCtnMediaClip" in nodes
     assert resolve(clip, "info.txt").size() > 0
-    assert walks == ["walk_body"]
+    assert walks == ["pak pass"]
 
 
 def test_entering_a_pak_decrypts_only_its_header(corpus):
