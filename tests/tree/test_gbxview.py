@@ -13,7 +13,7 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import Dir
 from gbxfs.tree.source import BytesSource, FileSource
-from tests.conftest import manifest_rows
+from corpusdata import manifest_rows
 
 pytestmark = pytest.mark.corpus
 

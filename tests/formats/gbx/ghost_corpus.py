@@ -7,7 +7,7 @@ import re
 
 from gbxfs.formats import gbx
 from gbxfs.tree.gbx.ghostfiles import find_ghosts
-from tests.conftest import CORPUS, manifest_rows
+from corpusdata import CORPUS, manifest_rows
 
 
 def generation(row: dict) -> str:

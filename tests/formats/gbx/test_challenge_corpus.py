@@ -12,7 +12,7 @@ import pytest
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import generation
-from tests.formats.gbx.map_corpus import maps
+from map_corpus import maps
 
 pytestmark = pytest.mark.corpus
 

@@ -14,7 +14,7 @@ from gbxfs.formats.gbx.ghost_codec import quat3, quat6, vec3_4
 from gbxfs.formats.gbx.ghost_csv import render_csv
 from gbxfs.formats.gbx.ghost_data import decode_ghost_chunk, decode_old_ghost_chunk
 from gbxfs.formats.gbx.ghost_entrecord import parse_record_chunk
-from tests.formats.gbx.ghost_corpus import generation_of, parsed
+from ghost_corpus import generation_of, parsed
 
 
 def _rotate(q, v):

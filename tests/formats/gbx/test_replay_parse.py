@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.formats.gbx.ghost_corpus import generation_of, parsed
+from ghost_corpus import generation_of, parsed
 
 pytestmark = pytest.mark.corpus
 UNSET = 0xFFFFFFFF
