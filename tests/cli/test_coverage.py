@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gbx_builder import END, W, build_gbx
+from gbxfs.formats.gbx.writer import END, W, build_gbx
 
 from gbxfs.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, main
 

@@ -61,7 +61,7 @@ def test_garbage_and_missing_files(tmp_path, capsys):
 
 
 def test_truncated_body_is_bad_input(tmp_path, capsys):
-    from gbx_builder import build_gbx, node_body
+    from gbxfs.formats.gbx.writer import build_gbx, node_body
     data = build_gbx(class_id=0x01001000, body_comp="C", body=node_body([(0x01001000, bytes(4), False)]))
     f = tmp_path / "t.Gbx"
     f.write_bytes(data[:-2])

@@ -10,7 +10,7 @@ import struct
 import zipfile
 
 import pytest
-from gbx_builder import END, W, node_body
+from gbxfs.formats.gbx.writer import END, W, node_body
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.nodes import walk_body

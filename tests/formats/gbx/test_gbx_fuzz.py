@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from corpusdata import CORPUS, manifest_rows
-from gbx_builder import build_gbx, node_body
+from gbxfs.formats.gbx.writer import build_gbx, node_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

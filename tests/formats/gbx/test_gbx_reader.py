@@ -4,7 +4,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from gbx_builder import END, SKIP, W
+from gbxfs.formats.gbx.writer import END, SKIP, W
 
 from gbxfs.formats.gbx.engine import Registry
 from gbxfs.formats.gbx.errors import GbxError, Truncated
