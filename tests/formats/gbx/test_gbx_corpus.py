@@ -6,7 +6,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from corpusdata import manifest_rows
+from corpusdata import manifest_rows, parsed_gbx
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.body import read_body
@@ -19,15 +19,8 @@ IDS = [r["path"].rsplit("/", 1)[-1] for r in ROWS]
 
 @pytest.fixture(scope="module")
 def parsed(corpus):
-    """Parse each file once for all tests of this module."""
-    cache: dict[str, tuple[bytes, gbx.Gbx]] = {}
-
-    def get(row):
-        if row["path"] not in cache:
-            data = (corpus / row["path"]).read_bytes()
-            cache[row["path"]] = (data, gbx.parse(data))
-        return cache[row["path"]]
-    return get
+    """Each file parsed once for the whole session (shared with the other corpus tests)."""
+    return lambda row: parsed_gbx(row["path"])
 
 
 @pytest.mark.corpus
