@@ -1,7 +1,7 @@
 """Walk a whole virtual tree the way a user's `ls -lR` + `cat` would, and sort
 every outcome into "documented" or "bug".
 
-Documented outcomes (SPEC §3, ARCHITECTURE "tree"):
+Documented outcomes (docs/formats/mount.md "Errors", ARCHITECTURE.md):
 - a directory lists (children() returns a mapping of valid names);
 - a file has an exact size before reading (size_hint, when given, agrees) and
   reads back exactly that many bytes, in FUSE-sized pieces;

@@ -1,4 +1,4 @@
-"""The GBX folder view (SPEC §1) on corpus files: names, sizes, thumbnails,
+"""The GBX folder view (docs/formats/mount.md) on corpus files: names, sizes, thumbnails,
 ghost files, embedded maps, laziness, and files that cannot be read."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Corpus maps: the issue-5 completeness targets, and cross-checks between independent
+"""Corpus maps: the README's completeness claim, and cross-checks between independent
 places of the same file (header XML vs the TmDesc/Common header chunks; body chunks vs
 header chunks; lists vs the data they describe)."""
 from __future__ import annotations

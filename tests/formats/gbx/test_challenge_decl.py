@@ -1,5 +1,5 @@
-"""Map declarations on hand-built bodies (layouts written from the seed with the
-test-side writer, not with the parser): block flags and the unassigned blocks,
+"""Map declarations on hand-built bodies (layouts written by hand with
+gbxfs/formats/gbx/writer.py, which shares no code with the parser): block flags and the unassigned blocks,
 03043013's 16-bit flags, items with waypoints, both metadata encodings, embedded
 items; and hostile input (truncated, corrupted, huge counts) giving GbxError only."""
 from __future__ import annotations
@@ -237,7 +237,7 @@ def test_damaged_corpus_maps_give_gbx_errors_only(corpus):
 
 
 def vsk_desc(version: int) -> bytes:
-    """Header chunk 21080001 (Virtual Skipper) as the seed lays it out."""
+    """Header chunk 21080001 (Virtual Skipper) laid out field by field."""
     w = W().u8(version)
     if version < 1:
         w.id("uid").id("Sea").id("me").string("Regatta")

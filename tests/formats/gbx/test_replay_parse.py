@@ -1,4 +1,4 @@
-"""Replays and ghosts of the corpus parse completely (issue 5 "Measured"),
+"""Replays and ghosts of the corpus parse completely (the README's coverage table),
 and facts stored in independent places of one file agree."""
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ def leaf_track(g: GbxBuilder, index: int, pad: int = 0) -> GbxBuilder:
 
 # -- reference models ------------------------------------------------------------------------
 def calc_ivxor_seed(ivxor: int, data: bytes) -> int:
-    """CalcIVXor transcribed from the PAK seed page (lo/hi 32-bit halves)."""
+    """The ivXor fold of docs/formats/pak.md, written with lo/hi 32-bit halves."""
     for b in data:
         lo = ivxor & 0xFFFFFFFF
         hi = ivxor >> 32

@@ -22,7 +22,7 @@ VECTORS = [
 
 @pytest.mark.parametrize("key,plain,cipher", VECTORS)
 def test_little_endian_blowfish_matches_standard_vectors_with_reversed_words(key, plain, cipher):
-    # SPEC: the LE cipher equals the standard one with each 4-byte group of key
+    # docs/formats/pak.md: the LE cipher equals the standard one with each 4-byte group of key
     # and block reversed before and after; with IV 0 one CBC block is ECB.
     k, p, c = (bytes.fromhex(x) for x in (key, plain, cipher))
     enc = PakKey(_rev(k)).encrypter(bytes(8))
