@@ -11,19 +11,13 @@ Exit codes (documented in the README):
 """
 from __future__ import annotations
 
-
-EXIT_OK = 0
-EXIT_PARTIAL = 1
-EXIT_USAGE = 2
-EXIT_NOT_FOUND = 3
-EXIT_BAD_INPUT = 4
-EXIT_MOUNT_FAILED = 5
-EXIT_INTERNAL = 70
+from gbxfs.cli.exits import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MOUNT_FAILED, EXIT_NOT_FOUND,  # noqa: F401
+                             EXIT_OK, EXIT_PARTIAL, EXIT_USAGE)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one gbxfs command line (see gbxfs/cli/commands.py)."""
-    # imported here, not at the top: every command module imports the exit codes above
+    # imported on use: `import gbxfs.cli` alone (for the exit codes) loads no command
     from gbxfs.cli.commands import main as run_command
     return run_command(argv)
 

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.root import build_tree

@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from gbxfs.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, browse, coverage, demo, extract, info, mount
+from gbxfs.cli import browse, coverage, demo, extract, info, mount
+from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 # command name -> function; each takes argv (list[str]), returns an exit code, and its
 # docstring's first line is what `gbxfs --help` says about the command.

@@ -21,7 +21,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from gbxfs.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, coverage_chunks
+from gbxfs.cli import coverage_chunks
+from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import generation
 from gbxfs.formats.gbx.errors import GbxError

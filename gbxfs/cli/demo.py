@@ -10,7 +10,7 @@ import shutil
 import sys
 import tempfile
 
-from gbxfs.cli import EXIT_OK, EXIT_USAGE
+from gbxfs.cli.exits import EXIT_OK, EXIT_USAGE
 
 CLIP = "Demo.pak/Demo/Media/Clips/Intro0.Clip.Gbx"
 MAP = "DemoMap.Challenge.Gbx"

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Mapping
 
-from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext

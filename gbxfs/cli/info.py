@@ -11,7 +11,8 @@ import json
 import sys
 from typing import Any, Callable
 
-from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, info_pak
+from gbxfs.cli import info_pak
+from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.errors import GbxError, Truncated
 from gbxfs.formats.gp2 import info as gp2_info

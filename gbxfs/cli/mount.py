@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from gbxfs.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 
 log = logging.getLogger("gbxfs")
 
