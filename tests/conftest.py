@@ -1,29 +1,23 @@
 """Shared fixtures. Corpus tests skip when ../shared/corpus is absent, unless
-GBXFS_REQUIRE_CORPUS=1 (set by .ci/run), which turns a missing corpus into a failure."""
+GBXFS_REQUIRE_CORPUS=1 (set by .ci/run), which turns a missing corpus into a
+failure; every test that reads the corpus goes through the `corpus` fixture.
+Mount tests do the same with GBXFS_REQUIRE_FUSE (see requires.py)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-
-from corpusdata import CORPUS, ROOT, SHARED, manifest_rows  # noqa: F401 (re-exported for tests)
-
-
-def _require(path: Path) -> Path:
-    if not path.exists():
-        msg = f"{path} is absent (the shared corpus lives beside the checkout)"
-        if os.environ.get("GBXFS_REQUIRE_CORPUS") == "1":
-            pytest.fail(msg + " and GBXFS_REQUIRE_CORPUS=1")
-        pytest.skip(msg)
-    return path
+from corpusdata import CORPUS, SHARED
+from requires import require_corpus
 
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:
-    return _require(CORPUS)
+    require_corpus()
+    return CORPUS
 
 
 @pytest.fixture(scope="session")
 def shared() -> Path:
-    return _require(SHARED)
+    require_corpus()
+    return SHARED

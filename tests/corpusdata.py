@@ -4,6 +4,7 @@ when several test folders have their own conftest.py)."""
 from __future__ import annotations
 
 import csv
+import functools
 import os
 from pathlib import Path
 
@@ -19,3 +20,12 @@ def manifest_rows() -> list[dict]:
         return []
     with path.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))
+
+
+@functools.lru_cache(maxsize=None)
+def parsed_gbx(path: str):
+    """(bytes, gbxfs.formats.gbx.parse result) of a corpus file, parsed once per
+    test session: the map, replay and corpus-wide GBX tests share the parse."""
+    from gbxfs.formats import gbx
+    data = (CORPUS / path).read_bytes()
+    return data, gbx.parse(data)

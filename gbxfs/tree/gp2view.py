@@ -9,7 +9,7 @@ API for the opener registry (gbxfs/tree/openers.py):
 one 32-byte read of the offset table at 0x1000 checked against the file
 size. Only a file that passes (in practice: a GP2 track) is read whole (at
 most MAX_TRACK_SIZE) and walked structurally, so that a broken track is
-answered False and stays a plain file, as SPEC/issue 6 ask. F1GP (GP1)
+answered False and stays a plain file, as docs/formats/mount.md says. F1GP (GP1)
 tracks and other .dat files fail the 32-byte check.
 
 The folder lists original.dat, info.txt, the CSV/text renderings of

@@ -3,7 +3,7 @@
 Adding a format is one line in DEFAULT_OPENERS. An opener matches a file by
 name (cheap, no I/O), then optionally by a content probe (reads a few bytes),
 and holds the view factory `factory(name, source, ctx) -> Dir` that builds
-the folder (the View contract in gbxfs/tree/model.py).
+the folder (ViewFactory in gbxfs/tree/contract.py).
 
 Matching a file never builds its view: the folder shown is a ViewDir that
 calls the factory on first listing. Listing a folder of 50 paks therefore

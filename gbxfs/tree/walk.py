@@ -1,4 +1,7 @@
-"""Walking the tree by path, shared by the CLI and the FUSE layer's tests."""
+"""Walking the tree by path: `gbxfs ls/cat` resolve their arguments with it,
+and the FUSE layer walks from the root when the kernel asks for an inode it
+no longer holds ('..' on an exported mount). WalkError names the part of the
+path that failed."""
 from __future__ import annotations
 
 from gbxfs.tree.model import Dir, Entry

@@ -3,13 +3,12 @@ and without a MANIFEST.tsv), its Markdown and JSON forms, exit codes."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+
+from gbxfs.formats.gbx.writer import END, W, build_gbx
 
 from gbxfs.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, main
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "formats" / "gbx"))
-from gbx_builder import END, W, build_gbx  # noqa: E402
 
 MAP, REPLAY = 0x03043000, 0x03093000
 

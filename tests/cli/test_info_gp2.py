@@ -8,7 +8,7 @@ import pytest
 
 from corpusdata import CORPUS
 from gbxfs.cli import EXIT_BAD_INPUT, EXIT_OK, main
-from tests.formats.gp2.gp2_oracle import gp1_rows, gp2_rows, number_and_extra, track_oracle
+from gp2_oracle import gp1_rows, gp2_rows, number_and_extra, track_oracle
 
 GP2 = [r["path"] for r in gp2_rows()]
 GP1 = [r["path"] for r in gp1_rows()]

@@ -1,11 +1,11 @@
 """gbxfs mount / umount: argument handling and documented exit codes."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 import pytest
+from requires import require_fuse
 
 GBXFS = [sys.executable, "-m", "gbxfs"]
 
@@ -40,8 +40,7 @@ def test_a_plain_file_cannot_be_mounted(tmp_path):
 
 @pytest.mark.mount
 def test_libfuse_refusal_is_mount_failed(tmp_path):
-    if not os.path.exists("/dev/fuse"):
-        pytest.skip("/dev/fuse is missing")
+    require_fuse()
     (tmp_path / "mp").mkdir()
     res = run(str(tmp_path), str(tmp_path / "mp"), "-o", "max_read=lots")
     assert res.returncode == 5 and "cannot mount" in res.stderr

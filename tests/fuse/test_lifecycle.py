@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GBXFS, TIMEOUT, gbxfs, server_pids, wait_until
+from mountkit import GBXFS, TIMEOUT, gbxfs, server_pids, wait_until
 from gbxfs.fuse.mountinfo import find_mount
 
 pytestmark = pytest.mark.mount

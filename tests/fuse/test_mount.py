@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gbxfs, server_pids
+from mountkit import gbxfs, server_pids
 from gbxfs.fuse.inodes import path_inode
 from gbxfs.fuse.mountinfo import find_mount
 from gbxfs.tree.context import TreeContext

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TIMEOUT
+from mountkit import TIMEOUT
 from gbxfs.fuse.mountinfo import find_mount
 
 UNIT = Path(__file__).resolve().parents[2] / "systemd" / "gbxfs@.service"

@@ -1,5 +1,5 @@
-"""GBX bytes for the robustness tests, written from the seed's layout
-(seeds/000), independently of gbxfs.formats.gbx:
+"""GBX bytes for the robustness tests (written with gbxfs/formats/gbx/writer.py,
+which shares no code with the reader):
 
 - build_gbx / node_body: minimal version 6 binary files;
 - layout(): where the size and count fields of a real file are, so hostile
@@ -14,38 +14,18 @@ from dataclasses import dataclass, field
 
 import lzo
 
-END = 0xFACADE01
-SKIP = b"PIKS"
+from gbxfs.formats.gbx import writer
+from gbxfs.formats.gbx.writer import END, node_body  # noqa: F401 (used by the tests)
+
+PIKS = struct.pack("<I", writer.SKIP)   # the skippable-chunk marker as it sits in a body
 HUGE = (0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0x40000000, 0x10000000, 0x01000000, 0x00FFFFFF)
-
-
-def node_body(chunks: list[tuple[int, bytes, bool]]) -> bytes:
-    """A node: (chunk id, data, skippable) ..., then the end marker."""
-    out = bytearray()
-    for cid, data, skippable in chunks:
-        out += struct.pack("<I", cid)
-        if skippable:
-            out += SKIP + struct.pack("<I", len(data))
-        out += data
-    return bytes(out + struct.pack("<I", END))
 
 
 def build_gbx(class_id: int, body: bytes, *, header_chunks: list[tuple[int, bytes]] = (),
               num_nodes: int = 1, compress: bool = False) -> bytes:
     """Version 6, binary, no reference table entries."""
-    table = b"".join(struct.pack("<II", cid, len(d)) for cid, d in header_chunks)
-    user = struct.pack("<I", len(header_chunks)) + table + b"".join(d for _, d in header_chunks)
-    out = bytearray(b"GBX" + struct.pack("<H", 6) + b"BU" + (b"C" if compress else b"U") + b"R")
-    out += struct.pack("<II", class_id, len(user) if header_chunks else 0)
-    if header_chunks:
-        out += user
-    out += struct.pack("<II", num_nodes, 0)         # numNodes, no external nodes
-    if compress:
-        packed = lzo.compress(body, 1, False)
-        out += struct.pack("<II", len(body), len(packed)) + packed
-    else:
-        out += body
-    return bytes(out)
+    return writer.build_gbx(class_id=class_id, body=body, num_nodes=num_nodes, body_comp="C" if compress else "U",
+                            header_chunks=[(cid, d, False) for cid, d in header_chunks], empty_user_data=True)
 
 
 @dataclass
@@ -108,8 +88,8 @@ def put_u32(data: bytes, offset: int, value: int) -> bytes:
 
 def skippable_sizes(body: bytes) -> list[int]:
     """Offsets (in the body) of the size fields after "PIKS" markers."""
-    out, at = [], body.find(SKIP)
+    out, at = [], body.find(PIKS)
     while at != -1 and at + 8 <= len(body):
         out.append(at + 4)
-        at = body.find(SKIP, at + 4)
+        at = body.find(PIKS, at + 4)
     return out

@@ -1,7 +1,7 @@
 """Walk a whole virtual tree the way a user's `ls -lR` + `cat` would, and sort
 every outcome into "documented" or "bug".
 
-Documented outcomes (SPEC §3, ARCHITECTURE "tree"):
+Documented outcomes (docs/formats/mount.md "Errors", ARCHITECTURE.md):
 - a directory lists (children() returns a mapping of valid names);
 - a file has an exact size before reading (size_hint, when given, agrees) and
   reads back exactly that many bytes, in FUSE-sized pieces;
@@ -43,7 +43,8 @@ def deadline(seconds: float) -> Iterator[None]:
     A hang inside C code does not see the signal: faulthandler then ends the
     whole run with the stack, so CI never waits forever."""
     def on_alarm(signum, frame):
-        raise Hang(f"still running after {seconds} s")
+        raise Hang(f"still running after {seconds} s: taken for a hang (this guard is generous "
+                   f"on purpose; speed is measured in benchmarks/, not here)")
 
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -193,7 +194,8 @@ def _read_file(path: str, f: File, report: WalkReport, keep) -> None:
 
 
 MEMORY_LIMIT = 64 << 20    # generous: the hostile files here are at most a few hundred KiB
-CASE_SECONDS = 20.0        # a hostile file takes well under a second; this catches hangs only
+CASE_SECONDS = 60.0        # a hostile file takes well under a second; this catches hangs only,
+                           # with room for a busy machine
 
 
 def walk_files(files: dict[str, bytes], *, seconds: float = CASE_SECONDS,

@@ -3,7 +3,6 @@ must live in the byte-bounded cache they are given, so that emptying the cache
 frees it. Synthetic paks (no corpus); measured with tracemalloc."""
 from __future__ import annotations
 
-import os
 import random
 
 from robust_gbx import build_gbx, node_body
@@ -27,7 +26,7 @@ def _metadata_pak() -> bytes:
     """16 GBX files whose headers carry 1 MiB of user data each: a 16 MiB
     metadata section (random bytes, so the pak itself stays the same size)."""
     files = [PakFile(f"Meta/F{i}.Clip.Gbx",
-                     build_gbx(0x03079000, node_body([]), header_chunks=[(0x03079002, os.urandom(MiB))]))
+                     build_gbx(0x03079000, node_body([]), header_chunks=[(0x03079002, random.Random(21).randbytes(MiB))]))
              for i in range(16)]
     return build_pak(files, KS)
 

@@ -1,4 +1,4 @@
-"""The GBX folder view (SPEC §1) on corpus files: names, sizes, thumbnails,
+"""The GBX folder view (docs/formats/mount.md) on corpus files: names, sizes, thumbnails,
 ghost files, embedded maps, laziness, and files that cannot be read."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import Dir
 from gbxfs.tree.source import BytesSource, FileSource
-from tests.conftest import manifest_rows
+from corpusdata import manifest_rows
 
 pytestmark = pytest.mark.corpus
 

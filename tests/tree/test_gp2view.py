@@ -15,7 +15,7 @@ GP2 = [r for r in manifest_rows() if r["format"].startswith("GP2 track file")]
 GP1 = [r for r in manifest_rows() if r["format"].startswith("F1GP")]
 ids = lambda rows: [r["path"].rsplit("/", 1)[1] for r in rows]  # noqa: E731
 
-# SPEC §1 names, plus this view's extras (internal objects, the various-data
+# the names of docs/formats/mount.md, plus this view's extras (internal objects, the various-data
 # block, and the raw sections folder)
 SPEC_NAMES = {"original.dat", "info.txt", "objects.csv", "track.csv", "track_commands.csv",
               "ccline.csv", "car_setup.txt", "pitlane.csv", "pitlane_commands.csv",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import random
 
 import pytest
 
@@ -13,7 +14,7 @@ from gbxfs.tree.source import FileSource
 
 def test_nowait_reads_need_an_open_file_and_give_exact_bytes(tmp_path):
     path = tmp_path / "f.bin"
-    data = os.urandom(300_000)
+    data = random.Random(31).randbytes(300_000)
     path.write_bytes(data)
     src = FileSource(str(path))
     if source_mod._NOWAIT is None:

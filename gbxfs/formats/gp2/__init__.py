@@ -9,7 +9,7 @@
     folder_files(track, data)        the folder listing: (name, render() -> bytes)
     section_files(track)             the raw sections as (NN.name.bin, bytes)
 
-Layout: FORMAT.md in ../shared/gp2 (one module per region: offsets, objects,
+Layout: docs/formats/gp2.md (one module per region: offsets, objects,
 header, sectors, ccline, setup, tail, checksum, preamble); command argument
 counts come from gbxfs/data/gp2_commands.tsv (tools/gen_gp2_commands.py).
 """

@@ -1,6 +1,6 @@
 """Gp2Track: a whole GP2 track file split into its regions, in file order.
 
-`decode(data)` walks the regions of FORMAT.md §1 one after another; each
+`decode(data)` walks the regions of docs/formats/gp2.md one after another; each
 region must end exactly where the next one begins (the offset table fixes
 some starts, the terminators of the variable regions fix the others), so the
 raw `sections` always rebuild the file byte for byte.

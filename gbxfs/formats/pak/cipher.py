@@ -1,4 +1,4 @@
-"""Nadeo's little-endian Blowfish-CBC with the ivXor twist (SPEC §4).
+"""Nadeo's little-endian Blowfish-CBC with the ivXor twist (docs/formats/pak.md).
 
 The game's Blowfish reads key and blocks as little-endian 32-bit words; a
 standard (big-endian) Blowfish gives the same result when every 4-byte group
@@ -36,7 +36,7 @@ def swap32(data: bytes) -> bytes:
 
 def calc_ivxor(ivxor: int, data: bytes) -> int:
     """Fold `data` into ivXor: per byte, rotate the 64-bit value left by 13
-    and XOR (byte | 0xAA) into it (the seed's CalcIVXor, unsigned bytes)."""
+    and XOR (byte | 0xAA) into it (per unsigned byte; docs/formats/pak.md)."""
     for b in data:
         ivxor = (((ivxor << 13) | (ivxor >> 51)) & _MASK64) ^ (b | 0xAA)
     return ivxor

@@ -1,4 +1,4 @@
-"""The game's zlib buffering, reproduced exactly (SPEC §4, PAK seed).
+"""The game's zlib buffering, reproduced exactly (docs/formats/pak.md).
 
 The parser of an embedded GBX reads from a 0x400-byte output buffer. Only
 when it is empty and more bytes are wanted is it refilled: while it is not

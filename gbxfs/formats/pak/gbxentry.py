@@ -1,4 +1,4 @@
-"""Decrypting an embedded GBX while parsing it (SPEC §4).
+"""Decrypting an embedded GBX while parsing it (docs/formats/pak.md).
 
 Each ReadNode feeds feed_id(class) into ivXor, and two chunk declarations
 feed in-chunk bytes; a feed only takes effect on the next page the

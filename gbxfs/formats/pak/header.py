@@ -1,6 +1,6 @@
 """The encrypted pak header (version 3): fields, folders, file table, MD5.
 
-Read through a PageReader so that the folder feed (SPEC §4) lands on the
+Read through a PageReader so that the folder feed (docs/formats/pak.md) lands on the
 page the game would fetch next. The same function runs over the writer's
 EncryptingStream to produce the ciphertext.
 """
@@ -87,7 +87,7 @@ def decode_name(raw: bytes) -> str:
 
 
 def folder_feed_bytes(folder_names: list[str]) -> bytes | None:
-    """SPEC §4: with more than 2 folders and a third stored name longer than 4
+    """docs/formats/pak.md: with more than 2 folders and a third stored name longer than 4
     characters, the game feeds UTF-16LE bytes 4..7 (its 3rd and 4th chars)."""
     if len(folder_names) > 2 and len(folder_names[2]) > 4:
         return folder_names[2].encode("utf-16-le")[4:8]

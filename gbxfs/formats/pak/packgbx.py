@@ -142,7 +142,7 @@ def filetime_text(value: int | None) -> str:
 
 
 def render(h: PackHeader) -> str:
-    """`name = value` lines (SPEC §1 style) for the pack's info file."""
+    """`name = value` lines (the style of the other info files) for the pack's info file."""
     lines = [f"version = {h.version}", f"checksum = {h.checksum.hex()}",
              f"decrypt_flags = {h.decrypt_flags:#x}"]
 

@@ -1,4 +1,4 @@
-"""packlist.dat: the per-pak Blowfish keys (SPEC §4).
+"""packlist.dat: the per-pak Blowfish keys (docs/formats/pak.md).
 
 Layout: u8 version, u8 count, u32 crc, u32 salt, then per pak
 {u8 flags, u8 nameLen, name, key[32]}, then a 16-byte HMAC-MD5 signature.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from gbxfs.formats.pak.errors import PakError
 
-# Constants of the game's key derivation (public facts, SPEC §4).
+# Constants of the game's key derivation (docs/formats/pak.md).
 NAME_SALT = b"6611992868945B0B59536FC3226F3FD0"
 KEY_SALT = b"B97C1205648A66E04F86A1B5D5AF9862"
 SIGN_SALT = b"E3554B5828AF14F11AA42A5EAF0AEFC8"

@@ -1,6 +1,6 @@
 """The files of one chunk: <CHUNKID>[.<name>].txt, .bin, and .xml for XML chunks.
 
-Names are a contract (SPEC §1): the 8-digit upper-case chunk id, then the
+Names are a contract (docs/formats/mount.md): the 8-digit upper-case chunk id, then the
 chunk's short name when one is known, made safe for a file name.
 
 The files keep no chunk: they get it again from the cached parse through

@@ -20,6 +20,7 @@ from gbxfs.formats.gbx.ghost.entrecord import parse_record_chunk, vehicle_tracks
 from gbxfs.formats.gbx.ghost.model import GhostTrack
 from gbxfs.formats.gbx.ghost.samples import ghost_track
 from gbxfs.formats.gbx.model import Node, NodeRef
+from gbxfs.tree.gbx.values import walk_values
 
 CTN_GHOST = 0x03092000
 RECORD_DATA = 0x0911F000
@@ -36,23 +37,9 @@ class Ghost:
 
 
 def _refs(value: Any) -> Iterator[NodeRef]:
-    """The node references anywhere in a decoded value (dicts, lists, tuples).
-    Iterative, with exact type tests: maps hold hundreds of thousands of values."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        t = type(v)
-        if t is int or t is float or t is bool or v is None:   # most values: nothing inside
-            continue
-        if t is dict:
-            stack.extend(v.values())
-        elif t is list or t is tuple:
-            stack.extend(v)
-        elif t is NodeRef:
-            yield v
-        elif isinstance(v, (dict, list, tuple)):   # subclasses: rare, take the slow path
-            stack.extend(v.values() if isinstance(v, dict) else v)
-        elif isinstance(v, NodeRef):
+    """The node references anywhere in a decoded value (dicts, lists, tuples)."""
+    for v in walk_values(value):
+        if type(v) is NodeRef or isinstance(v, NodeRef):
             yield v
 
 

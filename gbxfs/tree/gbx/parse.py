@@ -29,6 +29,7 @@ from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.ghostfiles import all_nodes
+from gbxfs.tree.gbx.values import walk_values
 from gbxfs.tree.source import ByteSource
 
 HEADER_PROBE = 64 * 1024      # most headers (thumbnail included) fit in the first 64 KiB
@@ -206,27 +207,13 @@ def body_cost(pb: ParsedBody) -> int:
 
 def _values_cost(value: Any) -> int:
     total = 0
-    stack = [value]
-    while stack:
-        v = stack.pop()
+    for v in walk_values(value):
         t = type(v)
-        if t is int or t is float or t is bool or v is None:   # most values: nothing inside
-            continue
-        if t is dict:
+        if t is dict or isinstance(v, dict):
             total += VALUE_COST * (2 * len(v) + 1)
-            stack.extend(v.values())
-        elif t is list or t is tuple:
+        elif t is list or t is tuple or isinstance(v, (list, tuple)):
             total += VALUE_COST * (len(v) + 1)
-            stack.extend(v)
-        elif t is str or t is bytes or t is bytearray:
-            total += len(v)
-        elif isinstance(v, dict):
-            total += VALUE_COST * (2 * len(v) + 1)
-            stack.extend(v.values())
-        elif isinstance(v, (list, tuple)):
-            total += VALUE_COST * (len(v) + 1)
-            stack.extend(v)
-        elif isinstance(v, (bytes, bytearray, str)):
+        elif t is str or t is bytes or t is bytearray or isinstance(v, (bytes, bytearray, str)):
             total += len(v)
     return total
 

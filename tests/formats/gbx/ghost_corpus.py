@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 import re
 
-from gbxfs.formats import gbx
 from gbxfs.tree.gbx.ghostfiles import find_ghosts
-from tests.conftest import CORPUS, manifest_rows
+from corpusdata import manifest_rows, parsed_gbx
 
 
 def generation(row: dict) -> str:
@@ -51,6 +50,6 @@ def parsed() -> tuple:
     for row in manifest_rows():
         if row["kind"] not in ("replay", "ghost"):
             continue
-        g = gbx.parse((CORPUS / row["path"]).read_bytes())
+        g = parsed_gbx(row["path"])[1]
         out.append((row, g, find_ghosts(g.body.nodes)))
     return tuple(out)

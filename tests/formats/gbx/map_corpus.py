@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import functools
 
-from gbxfs.formats import gbx
 from gbxfs.formats.gbx import generation
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import manifest_rows, parsed_gbx
 
 
 @functools.lru_cache(maxsize=None)
@@ -15,6 +14,6 @@ def maps() -> tuple:
     out = []
     for row in manifest_rows():
         if row["kind"] == "map":
-            g = gbx.parse((CORPUS / row["path"]).read_bytes())
+            g = parsed_gbx(row["path"])[1]
             out.append((row, g, generation.from_note(row["notes"]) or generation.infer(g)))
     return tuple(out)

@@ -12,7 +12,7 @@ from contextlib import redirect_stdout
 from types import SimpleNamespace
 
 import pytest
-from gbx_builder import node_body
+from gbxfs.formats.gbx.writer import node_body
 
 from gbxfs.cli import coverage
 from gbxfs.formats.gbx.decl import Registry, registry

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from gbx_builder import END, W
+from gbxfs.formats.gbx.writer import END, W
 
 from gbxfs.formats.gbx.nodes import walk_body
 

@@ -5,7 +5,7 @@ import struct
 import zlib
 
 import pytest
-from gbx_builder import W
+from gbxfs.formats.gbx.writer import W
 
 from gbxfs.formats.gbx.decl import DeclarationError
 from gbxfs.formats.gbx.dump import dump_values, f32_repr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from corpusdata import CORPUS, manifest_rows
-from gbx_builder import build_gbx, node_body
+from gbxfs.formats.gbx.writer import build_gbx, node_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,23 +37,35 @@ def mutate(data: bytes, edits: list[tuple[int, int]], cut: int | None) -> bytes:
     return bytes(b[:cut] if cut is not None else b)
 
 
-def _check(data: bytes) -> None:
+def _check(data: bytes, original: bytes) -> None:
+    """A damaged file parses to a status with an error that explains it, or raises
+    GbxError; an edit that changed nothing parses as the original does."""
     try:
         g = gbx.parse(data)
     except GbxError:
+        assert data != original
         return
+    if data == original:
+        assert g.body.status == gbx.parse(original).body.status
     assert g.body.status in ("complete", "partial", "failed", "absent")
-    if g.body.status != "complete":
-        assert g.body.error is None or isinstance(g.body.error, GbxError)
+    if g.body.status in ("partial", "failed"):
+        assert isinstance(g.body.error, GbxError)
+    else:
+        assert g.body.error is None
 
 
 edits = st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 255)), min_size=1, max_size=6)
 
 
+def test_built_files_parse_completely():
+    for data in BUILT:
+        assert gbx.parse(data).body.status == "complete"
+
+
 @SETTINGS
 @given(which=st.integers(0, len(BUILT) - 1), edits=edits, cut=st.none() | st.integers(0, 400))
 def test_mutated_built_files(which, edits, cut):
-    _check(mutate(BUILT[which], edits, cut))
+    _check(mutate(BUILT[which], edits, cut), BUILT[which])
 
 
 @pytest.mark.corpus
@@ -67,7 +79,7 @@ def test_mutated_corpus_headers(corpus):
     def run(which, pos, val, cut):
         data = files[which]
         # mutations aimed at the header and ref table, where sizes and counts live
-        _check(mutate(data, [(min(pos, len(data) - 1), val)], cut))
+        _check(mutate(data, [(min(pos, len(data) - 1), val)], cut), data)
     run()
 
 

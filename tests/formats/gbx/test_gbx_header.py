@@ -6,7 +6,7 @@ import struct
 
 import lzo
 import pytest
-from gbx_builder import W, build_gbx, node_body
+from gbxfs.formats.gbx.writer import W, build_gbx, node_body
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.body import read_body

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from gbx_builder import END, SKIP, W
+from gbxfs.formats.gbx.writer import END, SKIP, W
 
 from gbxfs.formats.gbx.decl import Registry
 from gbxfs.formats.gbx.errors import GbxError, Truncated

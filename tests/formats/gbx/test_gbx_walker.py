@@ -4,7 +4,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from gbx_builder import END, SKIP, W, build_gbx, node_body
+from gbxfs.formats.gbx.writer import END, SKIP, W, build_gbx, node_body
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb

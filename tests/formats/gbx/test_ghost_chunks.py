@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.formats.gbx.ghost_corpus import parsed
-from tests.formats.gbx.map_corpus import maps
+from ghost_corpus import parsed
+from map_corpus import maps
 
 pytestmark = pytest.mark.corpus
 GHOST_CLASSES = {"CGameGhost", "CGameCtnGhost"}

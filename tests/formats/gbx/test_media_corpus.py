@@ -10,7 +10,7 @@ import pytest
 from corpusdata import CORPUS, manifest_rows
 
 from gbxfs.formats import gbx
-from tests.formats.gbx.map_corpus import maps
+from map_corpus import maps
 
 pytestmark = pytest.mark.corpus
 

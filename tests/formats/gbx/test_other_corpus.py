@@ -8,9 +8,8 @@ import functools
 import math
 
 import pytest
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import manifest_rows, parsed_gbx
 
-from gbxfs.formats import gbx
 
 pytestmark = pytest.mark.corpus
 
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.corpus
 @functools.lru_cache(maxsize=None)
 def parsed(suffix: str) -> tuple:
     """(path, Gbx) of the corpus files whose path ends with `suffix` (case-insensitive)."""
-    return tuple((row["path"], gbx.parse((CORPUS / row["path"]).read_bytes())) for row in manifest_rows()
+    return tuple((row["path"], parsed_gbx(row["path"])[1]) for row in manifest_rows()
                  if row["path"].lower().endswith(suffix.lower()))
 
 

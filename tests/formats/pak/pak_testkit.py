@@ -1,9 +1,10 @@
 """Test-side tools for the pak tests, independent of gbxfs.formats.pak:
 
-- GbxBuilder: hand-made GBX files whose node starts (feeds) sit at chosen
-  offsets, read with a small test chunk registry (TEST_DECLS);
+- GbxBuilder: hand-made GBX files (gbxfs/formats/gbx/writer.py's header) whose
+  node starts (feeds) sit at chosen offsets, read with a small test chunk
+  registry (TEST_DECLS);
 - reference models of *where* the game's ivXor folds land, written from the
-  SPEC §4 rule in terms of offsets (no parser): stored entries fetch page k
+  feed rule (docs/formats/pak.md) in terms of offsets (no parser): stored entries fetch page k
   when byte k*0x100 is needed; compressed entries refill a 0x400-byte buffer;
 - a reference Nadeo CBC encryptor (per block, struct-based byte reversal).
 
@@ -18,11 +19,11 @@ import zlib
 from Crypto.Cipher import Blowfish
 
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.gbx.decl import Registry
+from gbxfs.formats.gbx.engine import Registry
+from gbxfs.formats.gbx.writer import END, build_gbx
 
 CLIP = 0x03079000      # CGameCtnMediaClip: main node of the test files
 TRACK = 0x03078000     # CGameCtnMediaTrack: child nodes
-END = 0xFACADE01
 PAGE = 0x100
 
 TEST_DECLS_TEXT = """
@@ -65,13 +66,10 @@ class GbxBuilder:
     makes, the offset being how many bytes the parser consumed by then."""
 
     def __init__(self, main_class: int = CLIP, header_pad: int = 0, num_nodes: int = 64):
-        b = bytearray(b"GBX" + struct.pack("<H", 6) + b"BUUR" + struct.pack("<I", main_class))
-        if header_pad:
-            b += struct.pack("<IIII", 4 + 8 + header_pad, 1, 0x03079FFE, header_pad) + bytes(header_pad)
-        else:
-            b += struct.pack("<I", 0)
-        b += struct.pack("<II", num_nodes, 0)  # numNodes, no external nodes
-        self.buf = b
+        pad_chunk = [(0x03079FFE, bytes(header_pad), False)] if header_pad else []
+        self.buf = bytearray(build_gbx(class_id=main_class, header_chunks=pad_chunk, num_nodes=num_nodes,
+                                       empty_user_data=True))
+        b = self.buf
         self.body_offset = len(b)
         self.feeds: list[tuple[int, bytes]] = [(len(b), feed_bytes(main_class))]
         self.node_feeds = 1   # ReadNode feeds among self.feeds (the rest are in-chunk feeds)
@@ -126,7 +124,7 @@ def leaf_track(g: GbxBuilder, index: int, pad: int = 0) -> GbxBuilder:
 
 # -- reference models ------------------------------------------------------------------------
 def calc_ivxor_seed(ivxor: int, data: bytes) -> int:
-    """CalcIVXor transcribed from the PAK seed page (lo/hi 32-bit halves)."""
+    """The ivXor fold of docs/formats/pak.md, written with lo/hi 32-bit halves."""
     for b in data:
         lo = ivxor & 0xFFFFFFFF
         hi = ivxor >> 32

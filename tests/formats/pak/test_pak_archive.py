@@ -44,7 +44,7 @@ def test_header_folder_feed_on_and_off(third, fed):
     assert h.folder_feed == want
     assert [f.path for f in arc.files] == [f.path for f in files]
     # independent check of the header ciphertext: the fold lands on the first
-    # page fetched after the folder list (SPEC: counted from after the IV)
+    # page fetched after the folder list (docs/formats/pak.md: counted from after the IV)
     plain = pak_header.build_plain(3, meta_offset=h.meta_offset, data_offset=h.data_offset,
                                    meta_size=h.meta_size, meta_stored=h.meta_stored_size, extra=h.extra,
                                    flags=h.flags, folders=[(f.parent, f.name) for f in h.folders],

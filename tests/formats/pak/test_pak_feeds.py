@@ -12,6 +12,7 @@ from pak_testkit import (CLIP, TRACK, GbxBuilder, calc_ivxor_seed, feed_bytes, l
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.cipher import align8
+from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.writer import PakFile, build_pak
 
@@ -157,7 +158,7 @@ def test_stored_gbx_with_unknown_chunk_is_unverifiable_but_header_browsable():
     arc = PakArchive(lambda o, n: data[o:o + n], len(data), KEY, decls=partial)
     e = arc.entry(arc.files[0])
     assert e.check() is not None and "03078F01" in e.error
-    with pytest.raises(Exception):
+    with pytest.raises(PakError, match="03078F01"):
         e.read(0, 10)
     assert arc.metadata().headers[0] == g.bytes()[:g.body_offset - 4]
 

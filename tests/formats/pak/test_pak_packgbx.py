@@ -1,5 +1,5 @@
 """ManiaPlanet .Pack.Gbx plain headers (versions 6 to 15+), built here from
-the PAK seed's field list."""
+the field list of docs/formats/pak.md."""
 from __future__ import annotations
 
 import struct

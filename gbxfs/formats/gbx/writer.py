@@ -1,18 +1,27 @@
-"""Test-side GBX writer: builds the files no public corpus has (header versions 3-5,
-text format) and hand-made bodies for the walker tests. Written from the seed's
-description independently of the parser (it shares no code with gbxfs)."""
+"""Writing GBX files: the one GBX writer, for tests and benchmarks (beside
+gbxfs/formats/pak/writer.py).
+
+It builds what no public file offers (header versions 3-5, the text format,
+hand-made bodies and hostile variants) from the layout in
+docs/formats/gbx.md, and imports nothing from the reading side, so that a
+mistake in the parser cannot hide in a file written by the same code.
+
+    W                   primitives, binary or text (u32, string, lookback id, ...)
+    chunk / node_body   body chunks (skippable or not) and a node's end marker
+    build_gbx(...)      a complete file: header, user data, reference table, body
+"""
 from __future__ import annotations
 
 import struct
 
 import lzo
 
-SKIP = 0x534B4950
-END = 0xFACADE01
+SKIP = 0x534B4950          # "PIKS": a skippable chunk's marker, then its size
+END = 0xFACADE01           # a node's end marker
 
 
 class W:
-    """Binary or text writer of GBX primitives."""
+    """Binary or text writer of GBX primitives (chainable)."""
 
     def __init__(self, text: bool = False):
         self.text = text
@@ -83,6 +92,7 @@ def chunk(w: W, chunk_id: int, data: bytes, skippable: bool = False) -> W:
 
 
 def node_body(chunks: list[tuple[int, bytes, bool]]) -> bytes:
+    """A node: (chunk id, data, skippable) ..., then the end marker."""
     w = W()
     for cid, data, skippable in chunks:
         chunk(w, cid, data, skippable)
@@ -94,9 +104,16 @@ def build_gbx(*, version: int = 6, fmt: str = "B", ref_comp: str = "U", body_com
               unknown: str = "R", class_id: int = 0x03043000,
               header_chunks: list[tuple[int, bytes, bool]] | None = None,
               num_nodes: int = 1, externals: list[dict] | None = None,
-              folders: list | None = None, ancestor: int = 0, body: bytes = b"") -> bytes:
-    """A complete GBX file. `folders` is a nested list [(name, [subfolders...]), ...];
-    `externals` dicts: flags, file|resource, node, use_file, folder."""
+              folders: list | None = None, ancestor: int = 0, body: bytes = b"",
+              empty_user_data: bool = False) -> bytes:
+    """A complete GBX file.
+
+    header_chunks: (chunk id, data, heavy) ...; without any, the user data is a
+    chunk table that lists nothing, or with empty_user_data no bytes at all
+    (size 0, no chunk count: what files without header chunks store).
+    folders: a nested list [(name, [subfolders...]), ...]; externals: dicts with
+    flags, file|resource, node, use_file, folder. body_comp "C" compresses
+    `body` with LZO."""
     text = fmt == "T"
     w = W()
     w.raw(b"GBX").raw(struct.pack("<H", version))
@@ -107,12 +124,15 @@ def build_gbx(*, version: int = 6, fmt: str = "B", ref_comp: str = "U", body_com
     w.hex32(class_id)
     if version >= 6:
         hc = header_chunks or []
-        table = W(text)
-        table.u32(len(hc))
-        for cid, data, heavy in hc:
-            table.hex32(cid).u32(len(data) | (0x80000000 if heavy else 0))
-        payload = table.bytes() + b"".join(d for _, d, _ in hc)
-        w.u32(len(payload)).raw(payload)
+        if empty_user_data and not hc:
+            w.u32(0)
+        else:
+            table = W(text)
+            table.u32(len(hc))
+            for cid, data, heavy in hc:
+                table.hex32(cid).u32(len(data) | (0x80000000 if heavy else 0))
+            payload = table.bytes() + b"".join(d for _, d, _ in hc)
+            w.u32(len(payload)).raw(payload)
     w.u32(num_nodes)
     ext = externals or []
     w.u32(len(ext))
