@@ -26,7 +26,7 @@ EXIT_INTERNAL = 70
 # code, and its docstring's first line is what `gbxfs --help` says about the command.
 COMMANDS: dict[str, str] = {
     "mount": "gbxfs.cli.mount:main",
-    "umount": "gbxfs.cli.mount:umount_main",
+    "umount": "gbxfs.cli.umount:umount_main",
     "ls": "gbxfs.cli.browse:ls_main",
     "cat": "gbxfs.cli.browse:cat_main",
     "extract": "gbxfs.cli.extract:main",
