@@ -209,53 +209,91 @@ class PakFolder(Dir):
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
 
 
-def _unique(name: str, taken: Mapping[str, object]) -> str:
-    if name not in taken:
+def _unique(name: str, taken: Mapping[str, object], reserved: frozenset[str] = frozenset()) -> str:
+    if name not in taken and name not in reserved:
         return name
     i = 2
-    while f"{name}~{i}" in taken:
+    while f"{name}~{i}" in taken or f"{name}~{i}" in reserved:
         i += 1
     return f"{name}~{i}"
 
 
-def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
-    """Folders and entries from the file table (empty folders included)."""
-    root: dict = {}
-    files_at: dict[int, list[PakEntry]] = {}
+class _Node:
+    """A folder while the tree is built: shown name -> _Node or file record,
+    and archive name -> _Node for finding a folder again whatever it is shown as."""
 
-    def node(parts: tuple[str, ...]) -> dict:
+    __slots__ = ("shown", "folders", "reserved")
+
+    def __init__(self, reserved: frozenset[str]):
+        self.shown: dict[str, object] = {}
+        self.folders: dict[str, _Node] = {}
+        self.reserved = reserved
+
+
+# names the view itself puts in folders: an archive entry never takes them
+_ROOT_RESERVED = frozenset({INFO_NAME, ERROR_NAME})
+_FOLDER_RESERVED = frozenset({ERROR_NAME})
+
+
+def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
+    """Folders and entries from the file table (empty folders included).
+
+    Every entry gets a name of its own: a file and a folder of the same name,
+    or an entry named like a generated file, are both shown, the later one
+    with a "~N" suffix. Built without recursion (paths may be deep)."""
+    root = _Node(_ROOT_RESERVED)
+
+    def node(parts: tuple[str, ...]) -> _Node:
         d = root
         for p in parts:
-            sub = d.get(p)
-            if not isinstance(sub, dict):
-                if sub is not None:  # a file already has this name: keep both
-                    d[_unique(p, d)] = sub
-                sub = d[p] = {}
+            sub = d.folders.get(p)
+            if sub is None:
+                sub = d.folders[p] = _Node(_FOLDER_RESERVED)
+                d.shown[_unique(p, d.shown, d.reserved)] = sub
             d = sub
         return d
 
     for folder in arc.folders:
         node(folder.parts)
-    gbx_folders = ctx.gbx_mode == "folder"
     for rec in arc.files:
-        if not rec.parts:
-            continue
-        d = node(rec.parts[:-1])
-        name = _unique(rec.parts[-1], d)
+        if rec.parts:
+            d = node(rec.parts[:-1])
+            d.shown[_unique(rec.parts[-1], d.shown, d.reserved)] = rec
+
+    gbx_folders = ctx.gbx_mode == "folder"
+
+    def file_entry(name: str, rec) -> tuple[Entry, PakEntry]:
         entry = arc.entry(rec)
-        files_at.setdefault(id(d), []).append(entry)
         xattrs = {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode()}
         if gbx_folders and name.lower().endswith(".gbx") and rec.feeds and rec.size:
-            d[name] = PakGbxDir(name, entry, arc, ctx, mtime)
-            d[name].xattrs.update(xattrs)
+            e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
+            e.xattrs.update(xattrs)
+            return e, entry
+        return PakEntryFile(name, entry, xattrs=xattrs, mtime_ns=mtime), entry
+
+    order: list[tuple[str, _Node]] = []     # pre-order: a folder before everything inside it
+    todo: list[tuple[str, _Node]] = [("", root)]
+    while todo:
+        name, d = todo.pop()
+        order.append((name, d))
+        todo.extend((k, v) for k, v in d.shown.items() if isinstance(v, _Node))
+    built: dict[int, PakFolder] = {}
+    top: list[Entry] = []
+    for name, d in reversed(order):         # so each folder's subfolders are already built
+        kids: list[Entry] = []
+        files: list[PakEntry] = []
+        for k, v in d.shown.items():
+            if isinstance(v, _Node):
+                kids.append(built.pop(id(v)))
+            else:
+                e, entry = file_entry(k, v)
+                kids.append(e)
+                files.append(entry)
+        if d is root:
+            top = kids
         else:
-            d[name] = PakEntryFile(name, entry, xattrs=xattrs, mtime_ns=mtime)
-
-    def make(name: str, d: dict) -> PakFolder:
-        kids = [make(k, v) if isinstance(v, dict) else v for k, v in d.items()]
-        return PakFolder(name, kids, files_at.get(id(d), []), mtime_ns=mtime)
-
-    return [make(k, v) if isinstance(v, dict) else v for k, v in root.items()]
+            built[id(d)] = PakFolder(name, kids, files, mtime_ns=mtime)
+    return top
 
 
 # -- the views -------------------------------------------------------------------------------
