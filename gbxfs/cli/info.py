@@ -15,6 +15,10 @@ from typing import Any, Callable
 from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.errors import GbxError, Truncated
+from gbxfs.tree.source import read_regular
+
+# info parses a whole file in memory: only regular files, and not beyond this
+INFO_LIMIT = 1 << 30
 
 # file kind -> "module:function" taking (path, data) and returning a summary dict.
 # Pak and GP2 modules plug in here; a missing module makes the kind unsupported.
@@ -135,8 +139,7 @@ def main(argv: list[str]) -> int:
     summaries = []
     for path in args.files:
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_regular(path, INFO_LIMIT)
         except FileNotFoundError:
             print(f"gbxfs: {path}: no such file", file=sys.stderr)
             summaries.append({"path": path, "error": "no such file"})

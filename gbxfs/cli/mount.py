@@ -76,6 +76,9 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
     if not os.path.exists(source):
         print(f"gbxfs: {source_arg}: no such file or directory", file=sys.stderr)
         return EXIT_NOT_FOUND
+    if not os.path.lexists(mountpoint):
+        print(f"gbxfs: mount point {mountpoint_arg} does not exist (create it with mkdir)", file=sys.stderr)
+        return EXIT_NOT_FOUND
     if not os.path.isdir(mountpoint):
         print(f"gbxfs: mount point {mountpoint_arg} is not a directory", file=sys.stderr)
         return EXIT_NOT_FOUND
@@ -90,9 +93,13 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
         return EXIT_NOT_FOUND
 
     _setup_logging(debug, to_syslog=not foreground)
-    ops = _operations(source, opts)
-    if ops is None:
-        print(f"gbxfs: {source_arg} is neither a folder nor a pak/GBX/GP2 file", file=sys.stderr)
+    try:
+        ops = _operations(source, opts)
+    except OSError as e:
+        print(f"gbxfs: {source_arg}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if isinstance(ops, str):
+        print(f"gbxfs: {source_arg} {ops}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
     from gbxfs.fuse import runner
@@ -127,10 +134,27 @@ def _operations(source: str, opts):
                       packlist_path=os.path.abspath(opts.packlist) if opts.packlist else None)
     tree = build_tree(source, ctx)
     if not isinstance(tree, Dir):
-        return None
+        return "is neither a folder nor a pak/GBX/GP2 file"
+    why = _unusable(tree)
+    if why is not None:
+        # a single bad file would mount as nothing but its error.txt: say why instead
+        # (inside a mounted folder, the same file is a folder holding error.txt)
+        return f"cannot be shown as a folder: {why}"
     policy = AttrPolicy(entry_timeout=opts.timeout, attr_timeout=opts.timeout, negative_timeout=opts.timeout)
     statfs_path = source if os.path.isdir(source) else os.path.dirname(source)
     return Operations(tree, policy=policy, threads=opts.threads, statfs_path=statfs_path)
+
+
+def _unusable(tree) -> str | None:
+    """Why a single-file source gives no usable folder (None: it does)."""
+    from gbxfs.tree.model import ErrorFolder
+    from gbxfs.tree.openers import ViewDir
+
+    if not isinstance(tree, ViewDir):
+        return None
+    tree.children()          # builds the view; a listing that fails turns it into its error folder
+    view = tree.view()
+    return view.reason if isinstance(view, ErrorFolder) else None
 
 
 def _daemonize(mountpoint: str, runner, sd_notify) -> int:

@@ -180,3 +180,15 @@ class Dir(Entry):
     def peek(self) -> Mapping[str, Entry] | None:
         """The children if they were ever listed, without listing (possibly stale)."""
         return self._children
+
+
+class ErrorFolder(Dir):
+    """A file that could not be shown as a folder at all: its listing only
+    explains why (error.txt and the like). A mount of that single file fails
+    with `reason` instead of showing it."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, name: str, reason: str, children: Iterable[Entry], **kw):
+        super().__init__(name, children=children, **kw)
+        self.reason = reason

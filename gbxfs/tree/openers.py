@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.model import BytesFile, Dir, Entry, ErrorFolder, SourceFile
 from gbxfs.tree.source import ByteSource
 
 log = logging.getLogger("gbxfs.tree")
@@ -164,9 +164,9 @@ class ViewDir(Dir):
         reason = f"{type(e).__name__}: {e}"
         text = f"{self.name} could not be shown as a {self.kind} folder.\n{reason}\n"
         ext = os.path.splitext(self.name)[1].lower()
-        return Dir(self.name, children=[BytesFile("error.txt", text.encode("utf-8", "replace")),
-                                        SourceFile("original" + ext, self.source)],
-                   xattrs={"user.gbxfs.error": reason.encode("utf-8", "replace")})
+        return ErrorFolder(self.name, reason, [BytesFile("error.txt", text.encode("utf-8", "replace")),
+                                               SourceFile("original" + ext, self.source)],
+                           xattrs={"user.gbxfs.error": reason.encode("utf-8", "replace")})
 
 
 def open_entry(name: str, source: ByteSource, ctx: TreeContext,

@@ -25,9 +25,9 @@ from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import KNOWN_VERSIONS
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile, SourceFile
+from gbxfs.tree.model import BytesFile, Dir, Entry, ErrorFolder, RenderedFile, SourceFile
 from gbxfs.tree.pakinfo import render_info
-from gbxfs.tree.source import ByteSource
+from gbxfs.tree.source import ByteSource, read_regular
 
 log = logging.getLogger("gbxfs.tree")
 
@@ -35,6 +35,7 @@ INFO_NAME = ".pak-info.txt"
 PACK_INFO_NAME = "pack-info.txt"
 ERROR_NAME = "error.txt"
 ERROR_XATTR = "user.gbxfs.error"
+PACKLIST_LIMIT = 1 << 20
 
 
 # -- keys ------------------------------------------------------------------------------------
@@ -62,9 +63,8 @@ def load_packlist(path: str, ctx: TreeContext) -> packlist.Packlist:
     key = ("pak.packlist", path, st.st_mtime_ns, st.st_size)
 
     def make():
-        with open(path, "rb") as f:
-            data = f.read(1 << 20)   # a real packlist is a few KiB
-        pl = packlist.parse(data)
+        # a real packlist is a few KiB; a FIFO or device named packlist.dat is refused, never waited on
+        pl = packlist.parse(read_regular(path, PACKLIST_LIMIT))
         return pl, 64 * len(pl.entries) + 256
     return ctx.cache.get_or_make(key, make)
 
@@ -298,9 +298,9 @@ def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
 
 # -- the views -------------------------------------------------------------------------------
 def _error_dir(name: str, info: str, error: str, mtime: int) -> Dir:
-    d = Dir(name, children=[BytesFile(INFO_NAME, info.encode("utf-8", "replace")),
-                            BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"))],
-            mtime_ns=mtime)
+    d = ErrorFolder(name, error, [BytesFile(INFO_NAME, info.encode("utf-8", "replace")),
+                                  BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"))],
+                    mtime_ns=mtime)
     d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")
     return d
 
@@ -327,7 +327,7 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
                         mtime_ns=mtime)
     if not arc.header.md5_ok:
         err = "header MD5 mismatch: the file table is corrupt (or the key is wrong); entries not shown"
-        d = Dir(name, children=[info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
+        d = ErrorFolder(name, err, [info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
         d.xattrs[ERROR_XATTR] = err.encode()
         return d
     return Dir(name, load=lambda: [info] + _build_tree(arc, ctx, mtime), mtime_ns=mtime)
