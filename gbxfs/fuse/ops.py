@@ -20,6 +20,7 @@ import trio
 
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry
 from gbxfs.fuse.inodes import InodeTable, Node
+from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
 from gbxfs.tree.walk import walk
@@ -37,8 +38,12 @@ def _fail(code: int) -> pyfuse3.FUSEError:
 def handler(fn: Callable) -> Callable:
     """FUSEError passes; an OSError keeps its errno (real files: EACCES, ...);
     anything else is a bug in some view: logged, answered with EIO."""
+    name = fn.__name__
+
     @functools.wraps(fn)
     async def guarded(self, *args):
+        if log.isEnabledFor(logging.DEBUG):   # -d: every request, as it arrives
+            log.debug("%s%s", name, _brief(args))
         try:
             return await fn(self, *args)
         except pyfuse3.FUSEError:
@@ -46,8 +51,8 @@ def handler(fn: Callable) -> Callable:
         except OSError as e:
             log.warning("%s%s: %s", fn.__name__, _brief(args), e)
             raise _fail(e.errno or errno.EIO) from None
-        except Exception:
-            log.exception("%s%s failed", fn.__name__, _brief(args))
+        except Exception as e:
+            log_failure(log, e, "%s%s failed", fn.__name__, _brief(args))
             raise _fail(errno.EIO) from None
     return guarded
 
@@ -59,6 +64,7 @@ def _brief(args: Sequence) -> str:
 def _read_only(fn: Callable) -> Callable:
     @functools.wraps(fn)
     async def refuse(self, *args, **kw):
+        log.debug("%s%s: read-only", fn.__name__, _brief(args))
         raise _fail(errno.EROFS)
     return refuse
 
@@ -153,8 +159,8 @@ class Operations(pyfuse3.Operations):
         try:
             for inode, count in inode_list:
                 self.inodes.forget(inode, count)
-        except Exception:  # forget must not raise
-            log.exception("forget failed")
+        except Exception as e:  # forget must not raise
+            log_failure(log, e, "forget failed")
 
     @handler
     async def getattr(self, inode, ctx=None):

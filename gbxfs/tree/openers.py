@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import BytesFile, Dir, Entry, ErrorFolder, SourceFile
 from gbxfs.tree.source import ByteSource
 
@@ -73,8 +74,8 @@ class Opener:
                 return False
             try:
                 return bool(probe(name, source))
-            except Exception:  # a probe bug must not hide the file: show it plain
-                log.exception("%s probe failed on %s", self.kind, name)
+            except Exception as e:  # a probe bug must not hide the file: show it plain
+                log_failure(log, e, "%s probe failed on %s", self.kind, name)
                 return False
         return True
 
@@ -160,7 +161,7 @@ class ViewDir(Dir):
             return self._error_view(e)
 
     def _error_view(self, e: Exception) -> Dir:
-        log.error("could not open %s as %s", self.name, self.kind, exc_info=e)
+        log_failure(log, e, "could not open %s as %s", self.name, self.kind)
         reason = f"{type(e).__name__}: {e}"
         text = f"{self.name} could not be shown as a {self.kind} folder.\n{reason}\n"
         ext = os.path.splitext(self.name)[1].lower()
