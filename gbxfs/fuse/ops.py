@@ -57,6 +57,13 @@ def handler(fn: Callable) -> Callable:
     return guarded
 
 
+def _inherit(entry: Entry, parent: Node):
+    """An entry's mtime and access: its own, else its parent's (views show the
+    mtime and the permissions of the file they come from)."""
+    return (entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns,
+            entry.access if entry.access is not None else parent.access)
+
+
 def _brief(args: Sequence) -> str:
     return "(" + ", ".join(repr(a) for a in args if isinstance(a, (int, bytes, str))) + ")"
 
@@ -120,19 +127,20 @@ class Operations(pyfuse3.Operations):
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
     def _attrs(self, node: Node, size: int) -> pyfuse3.EntryAttributes:
-        return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy)
+        return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access)
 
     async def _node_at(self, path: str) -> Node:
         """The node for `path`, walking from the root if the kernel does not hold it
         (only '..' lookups on an exported mount get here). Counts one lookup."""
         node = self.inodes.find_path(path)
         if node is not None:
-            return self.inodes.remember(path, node.entry, node.mtime_ns, node.inode)
+            return self.inodes.remember(path, node.entry, node.mtime_ns, node.inode, node.access)
         chain = await self._work(walk, self.inodes.root.entry, path)
-        mtime = self.inodes.root.mtime_ns
+        mtime, access = self.inodes.root.mtime_ns, self.inodes.root.access
         for e in chain:
             mtime = e.mtime_ns if e.mtime_ns is not None else mtime
-        return self.inodes.remember(path, chain[-1], mtime)
+            access = e.access if e.access is not None else access
+        return self.inodes.remember(path, chain[-1], mtime, access=access)
 
     # -- lookups and attributes ------------------------------------------
 
@@ -141,7 +149,7 @@ class Operations(pyfuse3.Operations):
         parent = self._node(parent_inode)
         sname = os.fsdecode(name)
         if sname == ".":
-            node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode)
+            node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode, parent.access)
             return self._attrs(node, 0)
         if sname == "..":
             node = await self._node_at(parent.parent_path)
@@ -151,8 +159,8 @@ class Operations(pyfuse3.Operations):
             return negative_entry(self.policy)
         size = await self._size(entry)
         path = self.inodes.child_path(parent, sname)
-        mtime = entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns
-        node = self.inodes.remember(path, entry, mtime)
+        mtime, access = _inherit(entry, parent)
+        node = self.inodes.remember(path, entry, mtime, access=access)
         return self._attrs(node, size)
 
     async def forget(self, inode_list):
@@ -202,11 +210,11 @@ class Operations(pyfuse3.Operations):
             else:
                 sizes = [file_size(e) for _, e, _ in batch]
             for (name, entry, is_dot), size in zip(batch, sizes):
-                attrs, path, mtime = self._listing_attrs(h.node, name, entry, is_dot, size)
+                attrs, path, mtime, access = self._listing_attrs(h.node, name, entry, is_dot, size)
                 if not pyfuse3.readdir_reply(token, os.fsencode(name), attrs, pos + 1):
                     return
                 if not is_dot:  # the kernel now holds a reference (readdirplus)
-                    self.inodes.remember(path, entry, mtime, attrs.st_ino)
+                    self.inodes.remember(path, entry, mtime, attrs.st_ino, access)
                 pos += 1
 
     def _listing_attrs(self, dirnode: Node, name: str, entry: Entry, is_dot: bool, size: int):
@@ -215,11 +223,11 @@ class Operations(pyfuse3.Operations):
                 node = dirnode
             else:
                 node = self.inodes.find_path(dirnode.parent_path) or dirnode
-            return self._attrs(node, 0), node.path, node.mtime_ns
+            return self._attrs(node, 0), node.path, node.mtime_ns, node.access
         path = self.inodes.child_path(dirnode, name)
-        mtime = entry.mtime_ns if entry.mtime_ns is not None else dirnode.mtime_ns
-        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy)
-        return attrs, path, mtime
+        mtime, access = _inherit(entry, dirnode)
+        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy, access)
+        return attrs, path, mtime, access
 
     @handler
     async def releasedir(self, fh):

@@ -105,7 +105,7 @@ class ViewDir(Dir):
     __slots__ = ("kind", "source", "_factory", "_ctx", "_view", "_own_xattrs")
 
     def __init__(self, name: str, kind: str, factory: Factory, source: ByteSource, ctx: TreeContext):
-        super().__init__(name, mtime_ns=source.mtime_ns)
+        super().__init__(name, mtime_ns=source.mtime_ns, access=getattr(source, "access", None))
         self.kind = kind
         self.source = source
         self._factory = factory

@@ -34,10 +34,12 @@ class RealDir(Dir):
     """A directory of the source folder."""
 
     __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked")
+    exact_mode = True
 
     def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
-                 seen: frozenset[str] = frozenset(), mtime_ns: int | None = None):
-        super().__init__(name, mtime_ns=mtime_ns)
+                 seen: frozenset[str] = frozenset(), mtime_ns: int | None = None, st: os.stat_result | None = None):
+        super().__init__(name, mtime_ns=mtime_ns,
+                         access=None if st is None else (stat.S_IMODE(st.st_mode) & 0o777, st.st_uid, st.st_gid))
         self.path = path          # where to list (a followed link's real target)
         self._root = root         # real path of the source folder: links stay inside it
         self._ctx = ctx
@@ -74,8 +76,8 @@ class RealDir(Dir):
         kids: dict[str, Entry] = {}
         sigs: dict[str, tuple] = {}
         for name, st, target, is_dir in found:
-            sig = (is_dir, st.st_dev, st.st_ino) if is_dir else \
-                  (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            sig = (is_dir, st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_gid) if is_dir else \
+                  (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid, st.st_gid)
             entry = old.get(name)
             if entry is None or self._sigs.get(name) != sig:
                 try:
@@ -115,7 +117,7 @@ class RealDir(Dir):
     def _make(self, name: str, st: os.stat_result, path: str, is_dir: bool) -> Entry:
         if is_dir:
             return RealDir(name, path, root=self._root, ctx=self._ctx, seen=self._seen,
-                           mtime_ns=st.st_mtime_ns)
+                           mtime_ns=st.st_mtime_ns, st=st)
         return self._ctx.open_child(name, FileSource(path, st))
 
 
@@ -133,5 +135,5 @@ def build_tree(source: str, ctx: TreeContext | None = None,
     st = os.stat(real)
     name = os.path.basename(real.rstrip(os.sep)) or os.sep
     if stat.S_ISDIR(st.st_mode):
-        return RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns)
+        return RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns, st=st)
     return open_entry(name, FileSource(real, st), ctx, openers)

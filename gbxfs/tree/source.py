@@ -154,6 +154,8 @@ class FileSource:
             raise not_regular(path)
         self.size = st.st_size
         self.mtime_ns = st.st_mtime_ns
+        # shown for the file and everything derived from it (the kernel checks it: default_permissions)
+        self.access = (stat.S_IMODE(st.st_mode) & 0o777, st.st_uid, st.st_gid)
         self._identity = _identity(st)
         self._fd: int | None = None
         self._users = 0
