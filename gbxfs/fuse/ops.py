@@ -123,6 +123,14 @@ class Operations(pyfuse3.Operations):
             return entry.children()
         return await self._work(entry.children)
 
+    async def _child(self, entry: Entry, name: str) -> Entry | None:
+        """What a lookup finds: a real folder re-checks the file on disk first."""
+        if not isinstance(entry, Dir):
+            raise _fail(errno.ENOTDIR)
+        if entry.loaded() and not entry.revalidates:
+            return entry.children().get(name)
+        return await self._work(entry.child, name)
+
     async def _size(self, entry: Entry) -> int:
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
@@ -154,7 +162,7 @@ class Operations(pyfuse3.Operations):
         if sname == "..":
             node = await self._node_at(parent.parent_path)
             return self._attrs(node, 0)
-        entry = (await self._children(parent.entry)).get(sname)
+        entry = await self._child(parent.entry, sname)
         if entry is None:
             return negative_entry(self.policy)
         size = await self._size(entry)

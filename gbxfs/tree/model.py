@@ -189,6 +189,13 @@ class Dir(Entry):
         """The children if they were ever listed, without listing (possibly stale)."""
         return self._children
 
+    # True when child() checks the disk (a real folder): call it from a worker thread
+    revalidates = False
+
+    def child(self, name: str) -> Entry | None:
+        """The child called `name` (what a lookup asks for)."""
+        return self.children().get(name)
+
 
 class ErrorFolder(Dir):
     """A file that could not be shown as a folder at all: its listing only

@@ -165,9 +165,17 @@ class FileSource:
             return b""
         fd = OPEN_FILES.acquire(self)
         try:
-            return os.pread(fd, min(size, self.size - offset), offset)
+            data = os.pread(fd, min(size, self.size - offset), offset)
+            self._check(fd)
+            return data
         finally:
             OPEN_FILES.release(self)
+
+    def _check(self, fd: int) -> None:
+        # after the read: a file rewritten, grown or cut before or during it (an fd
+        # kept open sees the new bytes) is answered with EIO, never with mixed bytes
+        if _identity(os.fstat(fd)) != self._identity:
+            raise OSError(errno.EIO, "file changed on disk since it was listed", self.path)
 
     def read_at_nowait(self, offset: int, size: int) -> bytes | None:
         """The bytes when the file is open and the kernel has them in its page
@@ -183,7 +191,8 @@ class FileSource:
         try:
             buf = bytearray(min(size, self.size - offset))
             got = os.preadv(fd, [buf], offset, _NOWAIT)
-        except OSError:   # EAGAIN: not cached; EOPNOTSUPP: the file system cannot tell
+            self._check(fd)
+        except OSError:   # EAGAIN: not cached; EOPNOTSUPP: cannot tell; EIO: changed (read_at says so)
             return None
         finally:
             OPEN_FILES.release(self)
