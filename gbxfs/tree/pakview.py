@@ -17,7 +17,7 @@ import errno
 import logging
 import os
 import threading
-from typing import Iterable, Mapping
+from typing import Callable, Mapping
 
 from gbxfs.formats.pak import packgbx, packlist
 from gbxfs.formats.pak.archive import PakArchive, peek_version
@@ -132,6 +132,16 @@ class PakEntryFile(SourceFile):
     def entry(self) -> PakEntry:
         return self.source.entry
 
+    # made from the record when asked: a dict per entry would cost ~250 bytes per file
+    @property
+    def xattrs(self):  # type: ignore[override]
+        return _record_xattrs(self.source.entry.rec)
+
+    @xattrs.setter
+    def xattrs(self, value) -> None:
+        if value:
+            raise AttributeError("a pak entry file's attributes are its record's")
+
     @property
     def error(self) -> str | None:       # type: ignore[override]
         return self.source.entry.error
@@ -195,9 +205,15 @@ class PakFolder(Dir):
 
     __slots__ = ("_files",)
 
-    def __init__(self, name: str, children: Iterable[Entry], files: list[PakEntry], **kw):
-        super().__init__(name, children=children, **kw)
-        self._files = files
+    def __init__(self, name: str, load: Callable[[], tuple[list[Entry], list[PakEntry]]], **kw):
+        # entries are made when the folder is first listed: a pak of a million files
+        # costs only its file table until its folders are visited
+        self._files: list[PakEntry] = []
+
+        def listing() -> list[Entry]:
+            kids, self._files = load()
+            return kids
+        super().__init__(name, load=listing, **kw)
 
     def children(self) -> Mapping[str, Entry]:
         kids = super().children()
@@ -207,6 +223,10 @@ class PakFolder(Dir):
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
+
+
+def _record_xattrs(rec) -> dict[str, bytes]:
+    return {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode()}
 
 
 def _unique(name: str, taken: Mapping[str, object], reserved: frozenset[str] = frozenset()) -> str:
@@ -240,7 +260,8 @@ def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
 
     Every entry gets a name of its own: a file and a folder of the same name,
     or an entry named like a generated file, are both shown, the later one
-    with a "~N" suffix. Built without recursion (paths may be deep)."""
+    with a "~N" suffix. Built without recursion (paths may be deep); each
+    folder's entries are made on its first listing."""
     root = _Node(_ROOT_RESERVED)
 
     def node(parts: tuple[str, ...]) -> _Node:
@@ -264,36 +285,25 @@ def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
 
     def file_entry(name: str, rec) -> tuple[Entry, PakEntry]:
         entry = arc.entry(rec)
-        xattrs = {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode()}
         if gbx_folders and name.lower().endswith(".gbx") and rec.feeds and rec.size:
             e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
-            e.xattrs.update(xattrs)
+            e.xattrs.update(_record_xattrs(rec))
             return e, entry
-        return PakEntryFile(name, entry, xattrs=xattrs, mtime_ns=mtime), entry
+        return PakEntryFile(name, entry, mtime_ns=mtime), entry
 
-    order: list[tuple[str, _Node]] = []     # pre-order: a folder before everything inside it
-    todo: list[tuple[str, _Node]] = [("", root)]
-    while todo:
-        name, d = todo.pop()
-        order.append((name, d))
-        todo.extend((k, v) for k, v in d.shown.items() if isinstance(v, _Node))
-    built: dict[int, PakFolder] = {}
-    top: list[Entry] = []
-    for name, d in reversed(order):         # so each folder's subfolders are already built
+    def listing(d: _Node) -> tuple[list[Entry], list[PakEntry]]:
         kids: list[Entry] = []
         files: list[PakEntry] = []
         for k, v in d.shown.items():
             if isinstance(v, _Node):
-                kids.append(built.pop(id(v)))
+                kids.append(PakFolder(k, lambda v=v: listing(v), mtime_ns=mtime))
             else:
                 e, entry = file_entry(k, v)
                 kids.append(e)
                 files.append(entry)
-        if d is root:
-            top = kids
-        else:
-            built[id(d)] = PakFolder(name, kids, files, mtime_ns=mtime)
-    return top
+        return kids, files
+
+    return listing(root)[0]
 
 
 # -- the views -------------------------------------------------------------------------------

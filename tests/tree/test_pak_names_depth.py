@@ -96,3 +96,14 @@ def test_a_deep_tree_under_the_cap_builds_without_recursion(tmp_path):
     for _ in range(MAX_DEPTH - 3):
         d = d.children()["d"]
     assert d.children()["f.txt"].read(0, 10) == b"deep"
+
+
+def test_a_folders_entries_are_made_on_its_first_listing(tmp_path):
+    files = [PakFile(f"A/f{i}.txt", b"a") for i in range(50)] + [PakFile(f"B/g{i}.txt", b"b") for i in range(50)]
+    tree = _pak_tree(tmp_path, files)
+    kids = tree.children()
+    a, b = kids["A"], kids["B"]
+    assert not a.loaded() and not b.loaded()
+    assert len(a.children()) == 50 and a.loaded() and not b.loaded()
+    f = a.children()["f7.txt"]
+    assert f.xattrs["user.pak.index"] == b"7" and f.read(0, 1) == b"a"

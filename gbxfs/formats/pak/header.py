@@ -30,7 +30,7 @@ NO_FEED_FLAG = 0x100000000
 _FILE_FIXED = struct.Struct("<5IQ")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PakFolder:
     index: int
     parent: int
@@ -38,7 +38,7 @@ class PakFolder:
     parts: tuple[str, ...]    # sanitized path components from the archive root
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: a pak may list a million files
 class PakFileRecord:
     index: int
     folder: int
