@@ -1,106 +1,26 @@
-"""The pak directory view (SPEC §1): a .pak shown as its archive tree.
+"""A pak's entries in the tree: plain files read through the archive, embedded
+GBX files as folders, and the folders of the file table.
 
-    open_pak(name, source, ctx) -> Dir
-
-Entering a pak decrypts its header only. Entries are files with the exact
-size of the file table, decrypted (and verified) on first read; *.gbx
-entries become GBX folders in gbx_mode "folder". A pak that cannot be
-opened (no key, wrong key, corrupt or truncated header) is a directory with
-.pak-info.txt and error.txt, never a failure of the mount.
-
-ManiaPlanet packs (version 6+, .Pack.Gbx) show their plain header in
-pack-info.txt (and pack.xml when present): `open_pack_gbx`.
+Entries are files with the exact size of the file table, decrypted and
+verified on first read; a folder shows error.txt once one of its entries is
+known to be unverifiable.
 """
 from __future__ import annotations
 
 import errno
-import logging
-import os
 import threading
 from typing import Callable, Mapping
 
-from gbxfs.formats.pak import packgbx, packlist
-from gbxfs.formats.pak.archive import PakArchive, peek_version
+from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.header import KNOWN_VERSIONS
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, Entry, ErrorFolder, RenderedFile, SourceFile
-from gbxfs.tree.pakinfo import render_info
-from gbxfs.tree.source import ByteSource, read_regular
-
-log = logging.getLogger("gbxfs.tree")
-
-INFO_NAME = ".pak-info.txt"
-PACK_INFO_NAME = "pack-info.txt"
-ERROR_NAME = "error.txt"
-ERROR_XATTR = "user.gbxfs.error"
-PACKLIST_LIMIT = 1 << 20
+from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.gbx.view import open_gbx
+from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME
 
 
-# -- keys ------------------------------------------------------------------------------------
-def find_packlist(source: ByteSource, ctx: TreeContext) -> str | None:
-    """ctx.packlist_path, else a packlist.dat (any case) next to the pak file."""
-    if ctx.packlist_path:
-        return ctx.packlist_path
-    path = getattr(source, "path", None)
-    if not path:
-        return None
-    folder = os.path.dirname(path)
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return None
-    for n in sorted(names):
-        if n.lower() == "packlist.dat":
-            return os.path.join(folder, n)
-    return None
-
-
-def load_packlist(path: str, ctx: TreeContext) -> packlist.Packlist:
-    """Parsed packlist.dat, cached by path and modification time."""
-    st = os.stat(path)
-    key = ("pak.packlist", path, st.st_mtime_ns, st.st_size)
-
-    def make():
-        # a real packlist is a few KiB; a FIFO or device named packlist.dat is refused, never waited on
-        pl = packlist.parse(read_regular(path, PACKLIST_LIMIT))
-        return pl, 64 * len(pl.entries) + 256
-    return ctx.cache.get_or_make(key, make)
-
-
-class KeySource:
-    """Where a pak's key came from, for .pak-info.txt."""
-
-    def __init__(self):
-        self.packlist_path: str | None = None
-        self.entry_name: str | None = None
-        self.signature_ok: bool | None = None
-        self.problem: str | None = None
-
-
-def lookup_key(name: str, source: ByteSource, ctx: TreeContext) -> tuple[bytes | None, KeySource]:
-    ks = KeySource()
-    path = find_packlist(source, ctx)
-    if path is None:
-        ks.problem = "no packlist.dat next to the pak (and no --packlist given)"
-        return None, ks
-    ks.packlist_path = path
-    try:
-        pl = load_packlist(path, ctx)
-    except (OSError, PakError) as e:
-        ks.problem = f"packlist.dat unreadable: {e}"
-        return None, ks
-    ks.signature_ok = pl.signature_ok
-    entry = pl.find(name)
-    if entry is None:
-        ks.problem = f"packlist.dat has no entry for {name}"
-        return None, ks
-    ks.entry_name = entry.name
-    return entry.key, ks
-
-
-# -- entries ---------------------------------------------------------------------------------
 class PakEntrySource:
     """A pak entry as a ByteSource (for plain files and GBX folder views);
     unverifiable -> EIO."""
@@ -176,10 +96,12 @@ class PakGbxDir(Dir):
 
     def _make(self) -> Entry:
         source = PakEntrySource(self._entry, self._mtime)
-        err = self._entry.check()
+        err, walk = self._entry.verify()
+        if walk is not None:
+            # the verifying pass parsed the entry: the view uses that parse, not a second one
+            GbxParse(source, self._ctx).seed_body(walk.body, walk.result)
         if err is None and self._ctx.open_child is not None:
             return self._ctx.open_child(self.name, source)
-        from gbxfs.tree.gbxview import open_gbx
         arc, index = self._arc, self._entry.rec.index   # the header only when needed: metadata is cached
         return open_gbx(self.name, source, self._ctx, header_bytes=lambda: arc.gbx_header(index), error=err)
 
@@ -255,7 +177,7 @@ _ROOT_RESERVED = frozenset({INFO_NAME, ERROR_NAME})
 _FOLDER_RESERVED = frozenset({ERROR_NAME})
 
 
-def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
+def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
     """Folders and entries from the file table (empty folders included).
 
     Every entry gets a name of its own: a file and a folder of the same name,
@@ -304,74 +226,3 @@ def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
         return kids, files
 
     return listing(root)[0]
-
-
-# -- the views -------------------------------------------------------------------------------
-def _error_dir(name: str, info: str, error: str, mtime: int) -> Dir:
-    d = ErrorFolder(name, error, [BytesFile(INFO_NAME, info.encode("utf-8", "replace")),
-                                  BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"))],
-                    mtime_ns=mtime)
-    d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")
-    return d
-
-
-def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
-    mtime = source.mtime_ns
-    try:
-        version = peek_version(source.read_at, source.size)
-    except PakError as e:
-        return _error_dir(name, render_info(name, None, None, e.reason), e.reason, mtime)
-    if version >= 6:
-        return open_pack_gbx(name, source, ctx)
-    if version not in KNOWN_VERSIONS:
-        err = f"unsupported pak version {version}"
-        return _error_dir(name, render_info(name, None, None, err, version=version), err, mtime)
-    key, ks = lookup_key(name, source, ctx)
-    if key is None:
-        return _error_dir(name, render_info(name, None, ks, ks.problem, version=version), ks.problem, mtime)
-    try:
-        arc = PakArchive(source.read_at, source.size, key, cache=ctx.cache)
-    except PakError as e:
-        return _error_dir(name, render_info(name, None, ks, e.reason, version=version), e.reason, mtime)
-    info = RenderedFile(INFO_NAME, lambda: render_info(name, arc, ks, None).encode("utf-8", "replace"),
-                        mtime_ns=mtime)
-    if not arc.header.md5_ok:
-        err = "header MD5 mismatch: the file table is corrupt (or the key is wrong); entries not shown"
-        d = ErrorFolder(name, err, [info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
-        d.xattrs[ERROR_XATTR] = err.encode()
-        return d
-    return Dir(name, load=lambda: [info] + _build_tree(arc, ctx, mtime), mtime_ns=mtime)
-
-
-HEADER_READS = (64 << 10, 1 << 20, 16 << 20)   # pack headers: small, big, huge (seed: HeaderMaxSize)
-
-
-def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
-    """A ManiaPlanet pack: its plain header as text; the content stays closed."""
-    mtime = source.mtime_ns
-    header, err = None, None
-    for n in HEADER_READS:
-        try:
-            header = packgbx.parse(source.read_at(0, min(n, source.size)))
-            break
-        except PakError as e:
-            err = e.reason
-            if n >= source.size:
-                break
-    if header is None:
-        return _error_dir(name, f"pack = {name}\nstatus = unreadable\n", err or "unreadable", mtime)
-    kids: list[Entry] = [BytesFile(PACK_INFO_NAME, packgbx.render(header).encode("utf-8", "replace"),
-                                   mtime_ns=mtime)]
-    if header.xml:
-        kids.append(BytesFile("pack.xml", header.xml.encode("utf-8"), mtime_ns=mtime))
-    d = Dir(name, children=kids, mtime_ns=mtime)
-    d.xattrs["user.pak.version"] = str(header.version).encode()
-    return d
-
-
-def probe_pack_gbx(name: str, source: ByteSource) -> bool:
-    """A *.Pack.Gbx that really is a NadeoPak (version 6+)."""
-    try:
-        return peek_version(source.read_at, source.size) >= 6
-    except (PakError, OSError):
-        return False
