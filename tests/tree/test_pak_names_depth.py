@@ -107,3 +107,29 @@ def test_a_folders_entries_are_made_on_its_first_listing(tmp_path):
     assert len(a.children()) == 50 and a.loaded() and not b.loaded()
     f = a.children()["f7.txt"]
     assert f.xattrs["user.pak.index"] == b"7" and f.read(0, 1) == b"a"
+
+
+def test_concurrent_first_listings_of_a_pak_share_one_load(tmp_path, monkeypatch):
+    import threading
+    from gbxfs.tree.pak import view
+    write_packs(tmp_path / "p", {"X": [PakFile(f"A/f{i}.txt", b"a") for i in range(200)]})
+    tree = build_tree(str(tmp_path / "p/X.pak"), TreeContext(gbx_mode="file"))
+    made = []
+    real = view.PakArchive
+
+    def counting(*a, **kw):
+        made.append(1)
+        return real(*a, **kw)
+    monkeypatch.setattr(view, "PakArchive", counting)
+    start = threading.Barrier(8)
+    results = []
+
+    def first_ls():
+        start.wait()
+        results.append(sorted(resolve(tree, "A").children()))
+    threads = [threading.Thread(target=first_ls) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 1 and len(results) == 8 and all(r == results[0] for r in results)
