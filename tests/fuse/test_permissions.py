@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from conftest import TIMEOUT
+from conftest import TIMEOUT, force_unmount
 from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.fuse.mountinfo import find_mount
 
@@ -63,6 +63,7 @@ def shared_mountpoint():
     mp = tempfile.mkdtemp(prefix="gbxfs-perm-", dir="/tmp")
     os.chmod(mp, 0o755)
     yield mp
+    force_unmount(mp)        # (this teardown runs before the mounter's)
     if find_mount(mp) is None:
         os.rmdir(mp)
 
