@@ -78,7 +78,7 @@ def ls_main(argv: list[str]) -> int:
         mtime = effective_mtime_ns(chain)
         if isinstance(target, Dir):
             lines = [_line(n, e, e.mtime_ns if e.mtime_ns is not None else mtime, args.long)
-                     for n, e in target.children().items()]
+                     for n, e in sorted(target.children().items())]
         else:
             lines = [_line(target.name, target, mtime, args.long)]
     except (NotFound, NotADir) as e:

@@ -4,14 +4,14 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from gbxfs.cli import browse, coverage, demo, extract, info, mount
+from gbxfs.cli import browse, coverage, demo, extract, info, mount, umount
 from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 # command name -> function; each takes argv (list[str]), returns an exit code, and its
 # docstring's first line is what `gbxfs --help` says about the command.
 COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "mount": mount.main,
-    "umount": mount.umount_main,
+    "umount": umount.umount_main,
     "ls": browse.ls_main,
     "cat": browse.cat_main,
     "extract": extract.main,
@@ -26,6 +26,7 @@ def overview() -> str:
     width = max(map(len, COMMANDS))
     lines = ["usage: gbxfs COMMAND [ARGS...]",
              "       gbxfs SOURCE MOUNTPOINT [-o OPT,...] [-f] [-d]   (the same as gbxfs mount)",
+             "       gbxfs --version",
              "", "commands:"]
     for name in COMMANDS:
         doc = COMMANDS[name].__doc__ or ""
@@ -35,11 +36,23 @@ def overview() -> str:
     return "\n".join(lines) + "\n"
 
 
+def version() -> str:
+    """The installed distribution's version (pyproject.toml), else "unknown"."""
+    from importlib import metadata
+    try:
+        return metadata.version("gbxfs")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         (sys.stdout if argv else sys.stderr).write(overview())
         return EXIT_OK if argv else EXIT_USAGE
+    if argv[0] in ("-V", "--version"):
+        print(f"gbxfs {version()}")
+        return EXIT_OK
     if argv[0] not in COMMANDS:
         # `gbxfs SOURCE MOUNTPOINT` (also what mount -t fuse.gbxfs runs)
         argv = ["mount"] + argv

@@ -5,6 +5,8 @@ or --packlist FILE). DEST receives <Pak>.pak/<path inside the pak> with
 every file's original bytes (GBX files as plain files). Entries are streamed
 in pieces into a temporary file that is renamed only once the entry is
 verified, so memory stays bounded and no unverified file is left behind.
+Nothing under DEST is followed: folders are opened relative to their parent
+with O_NOFOLLOW, temporary files are created with O_EXCL under unique names.
 Unverifiable entries (and paks that cannot be opened) are reported and
 skipped; the exit code is then 1.
 """
@@ -12,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
+import stat
 import sys
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from gbxfs.formats.pak.archive import peek_version
@@ -49,50 +53,140 @@ def find_paks(source: str) -> list[str]:
     return [source]
 
 
-def _write_entry(f: PakEntryFile, target: str, rep: Report, label: str) -> None:
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    tmp = target + ".gbxfs-part"
+class Skip(Exception):
+    """This entry (or folder) cannot be written; the rest goes on."""
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _why(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def _open_dir_at(parent: int, name: str) -> int:
+    """A folder `name` under the folder open as `parent`, created if missing.
+    Nothing under DEST is followed: a symlink there is replaced by a real
+    folder (the link itself is removed, never what it points to); another
+    kind of file is left alone and the folder skipped."""
+    for _ in range(2):
+        try:
+            os.mkdir(name, 0o777, dir_fd=parent)
+        except FileExistsError:
+            pass
+        try:
+            return os.open(name, _DIR_FLAGS, dir_fd=parent)
+        except OSError as e:
+            st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            if not stat.S_ISLNK(st.st_mode):
+                raise Skip(f"{_why(e)}: something else than a folder is in the way") from None
+            os.unlink(name, dir_fd=parent)
+    raise Skip("a symlink keeps reappearing in the way")
+
+
+def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: str) -> None:
+    """Stream the entry into a new, uniquely named temporary file (O_EXCL: never an
+    existing file or link) and rename it over `name` once it is verified."""
+    for _ in range(8):
+        tmp = f".gbxfs-part.{secrets.token_hex(8)}"
+        try:
+            fd = os.open(tmp, _NEW_FILE, 0o666, dir_fd=parent)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise Skip("no free temporary name")
     try:
-        with open(tmp, "wb") as out:
+        with os.fdopen(fd, "wb") as out:
             for piece in f.entry.pieces():
                 out.write(piece)
-        os.replace(tmp, target)
+        os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except PakError as e:
-        _unlink(tmp)
+        _unlink_at(parent, tmp)
         rep.fail(label, e.reason)
         return
+    except OSError as e:
+        _unlink_at(parent, tmp)
+        rep.fail(label, _why(e))
+        return
     except BaseException:
-        _unlink(tmp)
+        _unlink_at(parent, tmp)
         raise
     rep.ok(label)
 
 
-def _unlink(path: str) -> None:
+def _unlink_at(parent: int, name: str) -> None:
     try:
-        os.unlink(path)
+        os.unlink(name, dir_fd=parent)
     except FileNotFoundError:
         pass
 
 
-def _extract(kids: Mapping[str, Entry], dest: str, rep: Report, label: str) -> None:
-    for name, e in kids.items():
-        here = f"{label}/{name}"
-        if isinstance(e, PakFolder):
-            _extract(e.children(), os.path.join(dest, name), rep, here)
-        elif isinstance(e, PakEntryFile):
-            _write_entry(e, os.path.join(dest, name), rep, here)
+def _extract(kids: Mapping[str, Entry], dest_fd: int, rep: Report, label: str) -> None:
+    """Depth-first without recursion: one frame (an open folder and the rest of
+    its listing) per level, so nesting depth costs no Python stack."""
+    stack: list[tuple[int, Iterator[tuple[str, Entry]], str]] = [(dest_fd, iter(list(kids.items())), label)]
+    try:
+        while stack:
+            fd, items, where = stack[-1]
+            item = next(items, None)
+            if item is None:
+                stack.pop()
+                if stack:           # dest_fd belongs to the caller
+                    os.close(fd)
+                continue
+            name, e = item
+            here = f"{where}/{name}"
+            try:
+                if isinstance(e, PakFolder):
+                    sub = _open_dir_at(fd, name)
+                    try:
+                        listing = iter(list(e.children().items()))
+                    except BaseException:
+                        os.close(sub)
+                        raise
+                    stack.append((sub, listing, here))
+                elif isinstance(e, PakEntryFile):
+                    _write_entry(e, fd, name, rep, here)
+            except Skip as s:
+                rep.fail(here, str(s))
+            except OSError as err:
+                rep.fail(here, _why(err))
+    finally:
+        for fd, _, _ in stack[1:]:
+            os.close(fd)
 
 
 def extract_pak(path: str, dest: str, ctx: TreeContext, rep: Report) -> None:
     name = os.path.basename(path)
-    src = FileSource(path)
+    try:
+        src = FileSource(path)
+    except OSError as e:
+        rep.fail(name, _why(e))
+        return
     try:
         kids = open_pak(name, src, ctx).children()
         if ERROR_NAME in kids and not any(isinstance(e, (PakFolder, PakEntryFile)) for e in kids.values()):
             reason = kids[ERROR_NAME].read(0, 1 << 16).decode("utf-8", "replace").strip()
             rep.fail(name, reason)
             return
-        _extract(kids, os.path.join(dest, name), rep, name)
+        os.makedirs(dest, exist_ok=True)
+        dest_fd = os.open(dest, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)   # DEST itself: the user's choice
+        try:
+            pak_fd = _open_dir_at(dest_fd, name)
+        finally:
+            os.close(dest_fd)
+        try:
+            _extract(kids, pak_fd, rep, name)
+        finally:
+            os.close(pak_fd)
+    except Skip as s:
+        rep.fail(name, str(s))
+    except PakError as e:
+        rep.fail(name, e.reason)
+    except OSError as e:
+        rep.fail(name, _why(e))
     finally:
         src.close()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Callable
 
@@ -16,6 +17,10 @@ from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.errors import GbxError, Truncated
 from gbxfs.formats.gp2 import info as gp2_info
+from gbxfs.tree.source import read_regular
+
+# info parses a whole file in memory: only regular files, and not beyond this
+INFO_LIMIT = 1 << 30
 
 
 
@@ -116,6 +121,26 @@ def _text(s: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _inside(path: str) -> bytes:
+    """The bytes of a file inside a pak (or other container), as `gbxfs cat` reads them."""
+    from gbxfs.cli.browse import open_path
+    from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.walk import NotADir, NotFound
+
+    try:
+        target = open_path(path, TreeContext(gbx_mode="file"))[-1]   # a .Gbx as its original bytes
+    except (NotFound, NotADir):
+        raise FileNotFoundError(path) from None
+    if target.is_dir:
+        raise IsADirectoryError(21, "is a folder", path)
+    if target.error:
+        raise OSError(5, f"cannot be read: {target.error}", path)
+    size = target.size()
+    if size > INFO_LIMIT:
+        raise OSError(27, f"{size} bytes is more than the {INFO_LIMIT}-byte limit", path)
+    return target.read(0, size)
+
+
 def main(argv: list[str]) -> int:
     """Summarise GBX (pak, GP2) files."""
     ap = argparse.ArgumentParser(prog="gbxfs info", description=main.__doc__)
@@ -129,8 +154,7 @@ def main(argv: list[str]) -> int:
     summaries = []
     for path in args.files:
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_regular(path, INFO_LIMIT) if os.path.lexists(path) else _inside(path)
         except FileNotFoundError:
             print(f"gbxfs: {path}: no such file", file=sys.stderr)
             summaries.append({"path": path, "error": "no such file"})

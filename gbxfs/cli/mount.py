@@ -24,6 +24,8 @@ import time
 
 from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 
+from gbxfs.fuse.mountinfo import find_mount
+
 log = logging.getLogger("gbxfs")
 
 READY_TIMEOUT = 60.0   # seconds the parent waits for the server to answer
@@ -34,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="gbxfs mount",
         description=main.__doc__,
         epilog="options (-o): gbx=folder|file, packlist=FILE, cache_mb=N, threads=N, timeout=SECONDS, "
-               "and FUSE's allow_other, allow_root, auto_unmount, fsname=, subtype=, max_read=, "
+               "nonempty (mount on top of a live mount), and FUSE's allow_other, allow_root, auto_unmount, fsname=, subtype=, max_read=, "
                "nosuid, nodev, noexec, ...; fstab's rw, ro, noauto, user, _netdev, nofail, x-* are ignored.")
     p.add_argument("source")
     p.add_argument("mountpoint")
@@ -74,17 +76,30 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
     if not os.path.exists(source):
         print(f"gbxfs: {source_arg}: no such file or directory", file=sys.stderr)
         return EXIT_NOT_FOUND
+    if not os.path.lexists(mountpoint):
+        print(f"gbxfs: mount point {mountpoint_arg} does not exist (create it with mkdir)", file=sys.stderr)
+        return EXIT_NOT_FOUND
     if not os.path.isdir(mountpoint):
         print(f"gbxfs: mount point {mountpoint_arg} is not a directory", file=sys.stderr)
         return EXIT_NOT_FOUND
+    covered = find_mount(mountpoint)
+    if covered is not None and not opts.nonempty:
+        # mounting on top would hide a live file system (and gbxfs umount then removes ours only)
+        print(f"gbxfs: {mountpoint_arg} is already a mount point ({covered.fstype} from {covered.source}); "
+              f"unmount it first, or add -o nonempty to mount on top of it", file=sys.stderr)
+        return EXIT_MOUNT_FAILED
     if opts.packlist and not os.path.isfile(opts.packlist):
         print(f"gbxfs: packlist {opts.packlist}: no such file", file=sys.stderr)
         return EXIT_NOT_FOUND
 
     _setup_logging(debug, to_syslog=not foreground)
-    ops = _operations(source, opts)
-    if ops is None:
-        print(f"gbxfs: {source_arg} is neither a folder nor a pak/GBX/GP2 file", file=sys.stderr)
+    try:
+        ops = _operations(source, opts)
+    except OSError as e:
+        print(f"gbxfs: {source_arg}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if isinstance(ops, str):
+        print(f"gbxfs: {source_arg} {ops}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
     from gbxfs.fuse import runner
@@ -119,10 +134,27 @@ def _operations(source: str, opts):
                       packlist_path=os.path.abspath(opts.packlist) if opts.packlist else None)
     tree = build_tree(source, ctx)
     if not isinstance(tree, Dir):
-        return None
+        return "is neither a folder nor a pak/GBX/GP2 file"
+    why = _unusable(tree)
+    if why is not None:
+        # a single bad file would mount as nothing but its error.txt: say why instead
+        # (inside a mounted folder, the same file is a folder holding error.txt)
+        return f"cannot be shown as a folder: {why}"
     policy = AttrPolicy(entry_timeout=opts.timeout, attr_timeout=opts.timeout, negative_timeout=opts.timeout)
     statfs_path = source if os.path.isdir(source) else os.path.dirname(source)
     return Operations(tree, policy=policy, threads=opts.threads, statfs_path=statfs_path)
+
+
+def _unusable(tree) -> str | None:
+    """Why a single-file source gives no usable folder (None: it does)."""
+    from gbxfs.tree.model import ErrorFolder
+    from gbxfs.tree.openers import ViewDir
+
+    if not isinstance(tree, ViewDir):
+        return None
+    tree.children()          # builds the view; a listing that fails turns it into its error folder
+    view = tree.view()
+    return view.reason if isinstance(view, ErrorFolder) else None
 
 
 def _daemonize(mountpoint: str, runner, sd_notify) -> int:
@@ -203,32 +235,3 @@ def _setup_logging(debug: bool, to_syslog: bool) -> None:
     root.handlers[:] = [handler]
     if not debug:
         logging.getLogger("pyfuse3").setLevel(logging.WARNING)
-
-
-def umount_main(argv: list[str]) -> int:
-    """Unmount a gbxfs mount (also a busy or dead one)."""
-    # fusermount3 -u, then a lazy unmount: busy mounts, and dead ones that answer
-    # every request with "transport endpoint is not connected"
-    from gbxfs.fuse.mountinfo import canonical, find_mount
-
-    p = argparse.ArgumentParser(prog="gbxfs umount", description=umount_main.__doc__)
-    p.add_argument("mountpoint")
-    args = p.parse_args(argv)
-    target = canonical(args.mountpoint)
-    if find_mount(target) is None:
-        print(f"gbxfs: {args.mountpoint} is not mounted", file=sys.stderr)
-        return EXIT_NOT_FOUND
-    attempts = [["fusermount3", "-u", target], ["fusermount3", "-u", "-z", target]]
-    if os.geteuid() == 0:
-        attempts.append(["umount", "-l", target])
-    last = ""
-    for cmd in attempts:
-        try:
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-            last = (res.stderr or res.stdout).strip()
-        except (OSError, subprocess.TimeoutExpired) as e:
-            last = str(e)
-        if find_mount(target) is None:
-            return EXIT_OK
-    print(f"gbxfs: cannot unmount {args.mountpoint}: {last}", file=sys.stderr)
-    return EXIT_MOUNT_FAILED

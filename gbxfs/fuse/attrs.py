@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pyfuse3
 
-from gbxfs.tree.model import Dir, Entry, File
+from gbxfs.tree.model import Access, Dir, Entry, File
 
 # large I/O hint: tools read in st_blksize chunks, and each FUSE request costs a round trip
 BLKSIZE = 128 * 1024
@@ -38,27 +38,38 @@ def file_size(entry: Entry) -> int:
     return 0
 
 
-def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: AttrPolicy) -> pyfuse3.EntryAttributes:
+def shown_mode(entry: Entry, access: Access | None) -> int:
+    """st_mode: the source's permission bits (a file, or a folder made from a file
+    with x added where r is set), or read-only defaults for sources without any."""
+    if access is None:
+        return DIR_MODE if isinstance(entry, Dir) else FILE_MODE
+    perm = access[0]
+    if isinstance(entry, Dir):
+        return stat.S_IFDIR | (perm if entry.exact_mode else perm | (perm & 0o444) >> 2)
+    return stat.S_IFREG | perm
+
+
+def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: AttrPolicy,
+                    access: Access | None = None) -> pyfuse3.EntryAttributes:
     a = pyfuse3.EntryAttributes()
     a.st_ino = inode
     a.generation = 0
     a.entry_timeout = policy.entry_timeout
     a.attr_timeout = policy.attr_timeout
     if isinstance(entry, Dir):
-        a.st_mode = DIR_MODE
+        a.st_mode = shown_mode(entry, access)
         kids = entry.peek()
         # 2 + subdirectories when known; 1 (the "unknown" convention find honours)
         # rather than listing a pak just to count its folders
         a.st_nlink = 1 if kids is None else 2 + sum(1 for c in list(kids.values()) if c.is_dir)
         a.st_size = 0
     else:
-        a.st_mode = FILE_MODE
+        a.st_mode = shown_mode(entry, access)
         a.st_nlink = 1
         a.st_size = size
     a.st_blksize = BLKSIZE
     a.st_blocks = (a.st_size + 511) // 512
-    a.st_uid = policy.uid
-    a.st_gid = policy.gid
+    a.st_uid, a.st_gid = (policy.uid, policy.gid) if access is None else access[1:]
     a.st_rdev = 0
     a.st_atime_ns = a.st_mtime_ns = a.st_ctime_ns = mtime_ns
     return a

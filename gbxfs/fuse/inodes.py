@@ -17,20 +17,21 @@ import os
 
 import pyfuse3
 
-from gbxfs.tree.model import Entry
+from gbxfs.tree.model import Access, Entry
 
 ROOT_INODE = pyfuse3.ROOT_INODE
 _MASK = (1 << 63) - 1
 
 
 class Inode:
-    __slots__ = ("inode", "path", "entry", "mtime_ns", "lookups")
+    __slots__ = ("inode", "path", "entry", "mtime_ns", "access", "lookups")
 
-    def __init__(self, inode: int, path: str, entry: Entry, mtime_ns: int):
+    def __init__(self, inode: int, path: str, entry: Entry, mtime_ns: int, access: Access | None = None):
         self.inode = inode
         self.path = path            # "" for the root, else "a/b/c"
         self.entry = entry
         self.mtime_ns = mtime_ns    # effective: inherited from the nearest ancestor that has one
+        self.access = access        # effective, inherited the same way (None: the defaults)
         self.lookups = 0
 
     @property
@@ -49,7 +50,7 @@ def path_inode(path: str, salt: int = 0) -> int:
 
 class InodeTable:
     def __init__(self, root: Entry, root_mtime_ns: int):
-        self.root = Inode(ROOT_INODE, "", root, root_mtime_ns)
+        self.root = Inode(ROOT_INODE, "", root, root_mtime_ns, root.access)
         self._nodes: dict[int, Inode] = {ROOT_INODE: self.root}
 
     def __len__(self) -> int:
@@ -71,7 +72,8 @@ class InodeTable:
     def child_path(self, parent: Inode, name: str) -> str:
         return f"{parent.path}/{name}" if parent.path else name
 
-    def remember(self, path: str, entry: Entry, mtime_ns: int, inode: int | None = None) -> Inode:
+    def remember(self, path: str, entry: Entry, mtime_ns: int, inode: int | None = None,
+                 access: Access | None = None) -> Inode:
         """Count one kernel reference to the entry at `path`."""
         if not path:
             node = self.root
@@ -79,11 +81,12 @@ class InodeTable:
             inode = inode if inode is not None else self.number(path)
             node = self._nodes.get(inode)
             if node is None:
-                node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns)
+                node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns, access)
             else:
                 # a re-listed real directory may have made a new entry for the same path
                 node.entry = entry
                 node.mtime_ns = mtime_ns
+                node.access = access
         node.lookups += 1
         return node
 

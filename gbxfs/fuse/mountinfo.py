@@ -7,12 +7,22 @@ import re
 from dataclasses import dataclass
 
 
+GBXFS_FSTYPE = "fuse.gbxfs"
+
+
 @dataclass
 class MountRecord:
     mountpoint: str
     fstype: str
     source: str
     options: str
+    mount_id: int = -1     # unique per mount while it exists (tells stacked layers apart)
+    parent_id: int = -1    # the mount this one is attached to (the covered one when stacked)
+
+    @property
+    def is_gbxfs(self) -> bool:
+        """A gbxfs FUSE mount (mount -t fuse "gbxfs#SRC" also shows as fuse.gbxfs via subtype)."""
+        return self.fstype == GBXFS_FSTYPE
 
 
 def _unescape(field: str) -> str:
@@ -27,6 +37,10 @@ def canonical(mountpoint: str) -> str:
     return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
 
 
+def _int(field: str) -> int:
+    return int(field) if field.isdigit() else -1
+
+
 def mounts(path: str = "/proc/self/mountinfo") -> list[MountRecord]:
     out = []
     with open(path, encoding="utf-8", errors="surrogateescape") as f:
@@ -35,15 +49,28 @@ def mounts(path: str = "/proc/self/mountinfo") -> list[MountRecord]:
             fields, rfields = left.split(), right.split()
             if len(fields) < 6 or len(rfields) < 3:
                 continue
-            out.append(MountRecord(_unescape(fields[4]), rfields[0], _unescape(rfields[1]), fields[5] + "," + rfields[2]))
+            out.append(MountRecord(_unescape(fields[4]), rfields[0], _unescape(rfields[1]),
+                                   fields[5] + "," + rfields[2], _int(fields[0]), _int(fields[1])))
     return out
+
+
+def mounts_at(mountpoint: str, records: list[MountRecord] | None = None) -> list[MountRecord]:
+    """Every mount at `mountpoint`, bottom first: the last one is what a path
+    lookup reaches. A stacked mount's parent is the mount it covers."""
+    target = canonical(mountpoint)
+    here = [rec for rec in (mounts() if records is None else records) if rec.mountpoint == target]
+    by_parent = {rec.parent_id: rec for rec in here}
+    ids = {rec.mount_id for rec in here}
+    bottom = [rec for rec in here if rec.parent_id not in ids]
+    if len(bottom) != 1 or len(by_parent) != len(here):
+        return here     # not a plain stack (odd namespace): mountinfo order, which lists covers later
+    ordered = bottom
+    while ordered[-1].mount_id in by_parent and len(ordered) < len(here):
+        ordered.append(by_parent[ordered[-1].mount_id])
+    return ordered
 
 
 def find_mount(mountpoint: str) -> MountRecord | None:
     """The topmost mount at `mountpoint`, if any."""
-    target = canonical(mountpoint)
-    found = None
-    for rec in mounts():
-        if rec.mountpoint == target:
-            found = rec
-    return found
+    found = mounts_at(mountpoint)
+    return found[-1] if found else None

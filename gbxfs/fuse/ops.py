@@ -20,6 +20,7 @@ import trio
 
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry
 from gbxfs.fuse.inodes import InodeTable, Inode
+from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
 from gbxfs.tree.walk import walk
@@ -37,8 +38,12 @@ def _fail(code: int) -> pyfuse3.FUSEError:
 def handler(fn: Callable) -> Callable:
     """FUSEError passes; an OSError keeps its errno (real files: EACCES, ...);
     anything else is a bug in some view: logged, answered with EIO."""
+    name = fn.__name__
+
     @functools.wraps(fn)
     async def guarded(self, *args):
+        if log.isEnabledFor(logging.DEBUG):   # -d: every request, as it arrives
+            log.debug("%s%s", name, _brief(args))
         try:
             return await fn(self, *args)
         except pyfuse3.FUSEError:
@@ -46,10 +51,17 @@ def handler(fn: Callable) -> Callable:
         except OSError as e:
             log.warning("%s%s: %s", fn.__name__, _brief(args), e)
             raise _fail(e.errno or errno.EIO) from None
-        except Exception:
-            log.exception("%s%s failed", fn.__name__, _brief(args))
+        except Exception as e:
+            log_failure(log, e, "%s%s failed", fn.__name__, _brief(args))
             raise _fail(errno.EIO) from None
     return guarded
+
+
+def _inherit(entry: Entry, parent: Inode):
+    """An entry's mtime and access: its own, else its parent's (views show the
+    mtime and the permissions of the file they come from)."""
+    return (entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns,
+            entry.access if entry.access is not None else parent.access)
 
 
 def _brief(args: Sequence) -> str:
@@ -59,6 +71,7 @@ def _brief(args: Sequence) -> str:
 def _read_only(fn: Callable) -> Callable:
     @functools.wraps(fn)
     async def refuse(self, *args, **kw):
+        log.debug("%s%s: read-only", fn.__name__, _brief(args))
         raise _fail(errno.EROFS)
     return refuse
 
@@ -110,23 +123,32 @@ class Operations(pyfuse3.Operations):
             return entry.children()
         return await self._work(entry.children)
 
+    async def _child(self, entry: Entry, name: str) -> Entry | None:
+        """What a lookup finds: a real folder re-checks the file on disk first."""
+        if not isinstance(entry, Dir):
+            raise _fail(errno.ENOTDIR)
+        if entry.loaded() and not entry.revalidates:
+            return entry.children().get(name)
+        return await self._work(entry.child, name)
+
     async def _size(self, entry: Entry) -> int:
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
     def _attrs(self, node: Inode, size: int) -> pyfuse3.EntryAttributes:
-        return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy)
+        return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access)
 
     async def _node_at(self, path: str) -> Inode:
         """The node for `path`, walking from the root if the kernel does not hold it
         (only '..' lookups on an exported mount get here). Counts one lookup."""
         node = self.inodes.find_path(path)
         if node is not None:
-            return self.inodes.remember(path, node.entry, node.mtime_ns, node.inode)
+            return self.inodes.remember(path, node.entry, node.mtime_ns, node.inode, node.access)
         chain = await self._work(walk, self.inodes.root.entry, path)
-        mtime = self.inodes.root.mtime_ns
+        mtime, access = self.inodes.root.mtime_ns, self.inodes.root.access
         for e in chain:
             mtime = e.mtime_ns if e.mtime_ns is not None else mtime
-        return self.inodes.remember(path, chain[-1], mtime)
+            access = e.access if e.access is not None else access
+        return self.inodes.remember(path, chain[-1], mtime, access=access)
 
     # -- lookups and attributes ------------------------------------------
 
@@ -135,26 +157,26 @@ class Operations(pyfuse3.Operations):
         parent = self._node(parent_inode)
         sname = os.fsdecode(name)
         if sname == ".":
-            node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode)
+            node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode, parent.access)
             return self._attrs(node, 0)
         if sname == "..":
             node = await self._node_at(parent.parent_path)
             return self._attrs(node, 0)
-        entry = (await self._children(parent.entry)).get(sname)
+        entry = await self._child(parent.entry, sname)
         if entry is None:
             return negative_entry(self.policy)
         size = await self._size(entry)
         path = self.inodes.child_path(parent, sname)
-        mtime = entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns
-        node = self.inodes.remember(path, entry, mtime)
+        mtime, access = _inherit(entry, parent)
+        node = self.inodes.remember(path, entry, mtime, access=access)
         return self._attrs(node, size)
 
     async def forget(self, inode_list):
         try:
             for inode, count in inode_list:
                 self.inodes.forget(inode, count)
-        except Exception:  # forget must not raise
-            log.exception("forget failed")
+        except Exception as e:  # forget must not raise
+            log_failure(log, e, "forget failed")
 
     @handler
     async def getattr(self, inode, ctx=None):
@@ -196,11 +218,11 @@ class Operations(pyfuse3.Operations):
             else:
                 sizes = [file_size(e) for _, e, _ in batch]
             for (name, entry, is_dot), size in zip(batch, sizes):
-                attrs, path, mtime = self._listing_attrs(h.node, name, entry, is_dot, size)
+                attrs, path, mtime, access = self._listing_attrs(h.node, name, entry, is_dot, size)
                 if not pyfuse3.readdir_reply(token, os.fsencode(name), attrs, pos + 1):
                     return
                 if not is_dot:  # the kernel now holds a reference (readdirplus)
-                    self.inodes.remember(path, entry, mtime, attrs.st_ino)
+                    self.inodes.remember(path, entry, mtime, attrs.st_ino, access)
                 pos += 1
 
     def _listing_attrs(self, dirnode: Inode, name: str, entry: Entry, is_dot: bool, size: int):
@@ -209,11 +231,11 @@ class Operations(pyfuse3.Operations):
                 node = dirnode
             else:
                 node = self.inodes.find_path(dirnode.parent_path) or dirnode
-            return self._attrs(node, 0), node.path, node.mtime_ns
+            return self._attrs(node, 0), node.path, node.mtime_ns, node.access
         path = self.inodes.child_path(dirnode, name)
-        mtime = entry.mtime_ns if entry.mtime_ns is not None else dirnode.mtime_ns
-        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy)
-        return attrs, path, mtime
+        mtime, access = _inherit(entry, dirnode)
+        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy, access)
+        return attrs, path, mtime, access
 
     @handler
     async def releasedir(self, fh):

@@ -32,6 +32,7 @@ class MountOptions:
     cache_mb: int = 256
     threads: int = 8
     timeout: float = 10.0
+    nonempty: bool = False      # consent to mount on top of a live mount (never handed to FUSE 3)
     fuse: dict[str, str | None] = field(default_factory=dict)   # name -> value (None: a flag)
     ignored: list[str] = field(default_factory=list)
 
@@ -91,6 +92,8 @@ def parse_options(groups: list[str]) -> MountOptions:
                     raise OptionError("timeout= needs a number of seconds") from None
                 if m.timeout < 0:
                     raise OptionError("timeout= must not be negative")
+            elif item == "nonempty":
+                m.nonempty = True
             elif item in _TOLERATED or item.startswith(_TOLERATED_PREFIXES):
                 m.ignored.append(item)
             elif key in _FUSE_FLAGS and not eq:

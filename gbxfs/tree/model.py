@@ -12,19 +12,26 @@ import threading
 from typing import Callable, Iterable, Mapping
 
 Xattrs = dict[str, bytes]
+# (permission bits, uid, gid) of the real file or folder an entry comes from
+Access = tuple[int, int, int]
 
 
 class Entry:
     """Common part of files and directories."""
 
-    __slots__ = ("name", "xattrs", "mtime_ns")
+    __slots__ = ("name", "xattrs", "mtime_ns", "access")
 
-    def __init__(self, name: str, *, xattrs: Xattrs | None = None, mtime_ns: int | None = None):
+    def __init__(self, name: str, *, xattrs: Xattrs | None = None, mtime_ns: int | None = None,
+                 access: Access | None = None):
         self.name = name
         self.xattrs: Xattrs = dict(xattrs or {})
         self.mtime_ns = mtime_ns  # None: inherit from the parent when presented
+        self.access = access      # None: inherit from the parent when presented
 
     is_dir = False
+    # True: a folder shows its access bits as they are (a real folder); False: a folder
+    # made from a file adds x where r is set, so reading the file means listing the folder
+    exact_mode = False
 
 
 class File(Entry):
@@ -69,6 +76,7 @@ class SourceFile(File):
 
     def __init__(self, name: str, source, **kw):
         kw.setdefault("mtime_ns", getattr(source, "mtime_ns", None))
+        kw.setdefault("access", getattr(source, "access", None))
         super().__init__(name, **kw)
         self.source = source
 
@@ -182,3 +190,22 @@ class Dir(Entry):
     def peek(self) -> Mapping[str, Entry] | None:
         """The children if they were ever listed, without listing (possibly stale)."""
         return self._children
+
+    # True when child() checks the disk (a real folder): call it from a worker thread
+    revalidates = False
+
+    def child(self, name: str) -> Entry | None:
+        """The child called `name` (what a lookup asks for)."""
+        return self.children().get(name)
+
+
+class ErrorFolder(Dir):
+    """A file that could not be shown as a folder at all: its listing only
+    explains why (error.txt and the like). A mount of that single file fails
+    with `reason` instead of showing it."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, name: str, reason: str, children: Iterable[Entry], **kw):
+        super().__init__(name, children=children, **kw)
+        self.reason = reason

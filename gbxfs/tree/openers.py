@@ -20,7 +20,8 @@ from gbxfs.tree import gp2view
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.contract import ViewFactory
 from gbxfs.tree.gbx.view import open_gbx
-from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.logs import log_failure
+from gbxfs.tree.model import BytesFile, Dir, Entry, ErrorFolder, SourceFile
 from gbxfs.tree.pak.pack import open_pack_gbx, probe_pack_gbx
 from gbxfs.tree.pak.view import open_pak
 from gbxfs.tree.source import ByteSource
@@ -47,8 +48,8 @@ class Opener:
         if self.probe is not None:
             try:
                 return bool(self.probe(name, source))
-            except Exception:  # a probe bug must not hide the file: show it plain
-                log.exception("%s probe failed on %s", self.kind, name)
+            except Exception as e:  # a probe bug must not hide the file: show it plain
+                log_failure(log, e, "%s probe failed on %s", self.kind, name)
                 return False
         return True
 
@@ -77,7 +78,7 @@ class ViewDir(Dir):
     __slots__ = ("kind", "source", "_factory", "_ctx", "_view", "_own_xattrs")
 
     def __init__(self, name: str, kind: str, factory: Factory, source: ByteSource, ctx: TreeContext):
-        super().__init__(name, mtime_ns=source.mtime_ns)
+        super().__init__(name, mtime_ns=source.mtime_ns, access=getattr(source, "access", None))
         self.kind = kind
         self.source = source
         self._factory = factory
@@ -133,13 +134,13 @@ class ViewDir(Dir):
             return self._error_view(e)
 
     def _error_view(self, e: Exception) -> Dir:
-        log.error("could not open %s as %s", self.name, self.kind, exc_info=e)
+        log_failure(log, e, "could not open %s as %s", self.name, self.kind)
         reason = f"{type(e).__name__}: {e}"
         text = f"{self.name} could not be shown as a {self.kind} folder.\n{reason}\n"
         ext = os.path.splitext(self.name)[1].lower()
-        return Dir(self.name, children=[BytesFile("error.txt", text.encode("utf-8", "replace")),
-                                        SourceFile("original" + ext, self.source)],
-                   xattrs={"user.gbxfs.error": reason.encode("utf-8", "replace")})
+        return ErrorFolder(self.name, reason, [BytesFile("error.txt", text.encode("utf-8", "replace")),
+                                               SourceFile("original" + ext, self.source)],
+                           xattrs={"user.gbxfs.error": reason.encode("utf-8", "replace")})
 
 
 def open_entry(name: str, source: ByteSource, ctx: TreeContext,

@@ -34,10 +34,12 @@ class RealDir(Dir):
     """A directory of the source folder."""
 
     __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked")
+    exact_mode = True
 
     def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
-                 seen: frozenset[str] = frozenset(), mtime_ns: int | None = None):
-        super().__init__(name, mtime_ns=mtime_ns)
+                 seen: frozenset[str] = frozenset(), mtime_ns: int | None = None, st: os.stat_result | None = None):
+        super().__init__(name, mtime_ns=mtime_ns,
+                         access=None if st is None else (stat.S_IMODE(st.st_mode) & 0o777, st.st_uid, st.st_gid))
         self.path = path          # where to list (a followed link's real target)
         self._root = root         # real path of the source folder: links stay inside it
         self._ctx = ctx
@@ -61,6 +63,37 @@ class RealDir(Dir):
                 self._checked = now
             return self._children
 
+    revalidates = True
+
+    def child(self, name: str) -> Entry | None:
+        """The child `name`, re-checked on disk: a file whose size, mtime, inode or
+        mode changed since the listing gets a new entry (and so drops everything
+        derived from the old one: views, parses, cached renderings)."""
+        kids = self.children()
+        entry = kids.get(name)
+        if entry is None or entry.is_dir:
+            return entry
+        item = self._classify(_PathEntry(self.path, name))
+        with self._lock:
+            if self._children is not kids:   # re-listed meanwhile: that listing is newer
+                return self._children.get(name)
+            if item is None:
+                fresh = {k: v for k, v in kids.items() if k != name}
+                self._sigs.pop(name, None)
+                self._children = fresh
+                return None
+            _, st, target, is_dir = item
+            sig = _sig(st, is_dir)
+            if sig == self._sigs.get(name):
+                return entry
+            try:
+                new = self._make(name, st, target, is_dir)
+            except OSError:
+                return entry
+            self._children = {**kids, name: new}
+            self._sigs[name] = sig
+            return new
+
     def _scan(self, old: dict[str, Entry]) -> dict[str, Entry]:
         """List the directory, keeping the entries of unchanged files (so views
         already opened, and their caches, survive a re-listing)."""
@@ -74,8 +107,7 @@ class RealDir(Dir):
         kids: dict[str, Entry] = {}
         sigs: dict[str, tuple] = {}
         for name, st, target, is_dir in found:
-            sig = (is_dir, st.st_dev, st.st_ino) if is_dir else \
-                  (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            sig = _sig(st, is_dir)
             entry = old.get(name)
             if entry is None or self._sigs.get(name) != sig:
                 try:
@@ -115,8 +147,35 @@ class RealDir(Dir):
     def _make(self, name: str, st: os.stat_result, path: str, is_dir: bool) -> Entry:
         if is_dir:
             return RealDir(name, path, root=self._root, ctx=self._ctx, seen=self._seen,
-                           mtime_ns=st.st_mtime_ns)
+                           mtime_ns=st.st_mtime_ns, st=st)
         return self._ctx.open_child(name, FileSource(path, st))
+
+
+class _PathEntry:
+    """The part of os.DirEntry that _classify uses, for one name (no directory scan)."""
+
+    def __init__(self, folder: str, name: str):
+        self.name = name
+        self.path = os.path.join(folder, name)
+        try:
+            self._lst: os.stat_result | None = os.lstat(self.path)
+        except OSError:
+            self._lst = None
+
+    def is_symlink(self) -> bool:
+        return self._lst is not None and stat.S_ISLNK(self._lst.st_mode)
+
+    def stat(self, follow_symlinks: bool = True) -> os.stat_result:
+        if self._lst is None:
+            raise FileNotFoundError(2, "vanished", self.path)
+        return self._lst if not follow_symlinks else os.stat(self.path)
+
+
+def _sig(st: os.stat_result, is_dir: bool) -> tuple:
+    """What makes a listed entry stale when it changes."""
+    if is_dir:
+        return (is_dir, st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_gid)
+    return (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid, st.st_gid)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -133,5 +192,5 @@ def build_tree(source: str, ctx: TreeContext | None = None,
     st = os.stat(real)
     name = os.path.basename(real.rstrip(os.sep)) or os.sep
     if stat.S_ISDIR(st.st_mode):
-        return RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns)
+        return RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns, st=st)
     return open_entry(name, FileSource(real, st), ctx, openers)

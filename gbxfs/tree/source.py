@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from collections import OrderedDict
 from typing import Protocol
@@ -43,7 +44,7 @@ class _OpenFiles:
             return None
         # open and check outside the lock: the FUSE loop takes it for cached
         # reads (may_open=False) and must not wait on a slow open of another file
-        fd = os.open(src.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        fd = open_regular(src.path)
         try:
             if src._identity != _identity(os.fstat(fd)):
                 # replaced or rewritten since the tree saw it: its size and
@@ -96,6 +97,46 @@ OPEN_FILES = _OpenFiles()
 _NOWAIT = getattr(os, "RWF_NOWAIT", None)   # Linux 4.14+
 
 
+def not_regular(path: str) -> OSError:
+    return OSError(errno.EINVAL, "not a regular file (a FIFO, device or socket is never read)", path)
+
+
+def open_regular(path: str) -> int:
+    """A descriptor for reading `path`, which must be a regular file. Opened
+    non-blocking: opening a FIFO would otherwise wait for a writer forever,
+    and a device could block or never end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise not_regular(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """The whole of a regular file of at most `limit` bytes (OSError otherwise)."""
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise OSError(errno.EFBIG, f"{size} bytes is more than the {limit}-byte limit", path)
+        chunks, left = [], limit + 1     # a file growing meanwhile still stops at the limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise OSError(errno.EFBIG, f"more than the {limit}-byte limit", path)
+        return data
+    finally:
+        os.close(fd)
+
+
 def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
@@ -109,8 +150,12 @@ class FileSource:
     def __init__(self, path: str, st: os.stat_result | None = None):
         self.path = path
         st = st if st is not None else os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(path)
         self.size = st.st_size
         self.mtime_ns = st.st_mtime_ns
+        # shown for the file and everything derived from it (the kernel checks it: default_permissions)
+        self.access = (stat.S_IMODE(st.st_mode) & 0o777, st.st_uid, st.st_gid)
         self._identity = _identity(st)
         self._fd: int | None = None
         self._users = 0
@@ -120,9 +165,17 @@ class FileSource:
             return b""
         fd = OPEN_FILES.acquire(self)
         try:
-            return os.pread(fd, min(size, self.size - offset), offset)
+            data = os.pread(fd, min(size, self.size - offset), offset)
+            self._check(fd)
+            return data
         finally:
             OPEN_FILES.release(self)
+
+    def _check(self, fd: int) -> None:
+        # after the read: a file rewritten, grown or cut before or during it (an fd
+        # kept open sees the new bytes) is answered with EIO, never with mixed bytes
+        if _identity(os.fstat(fd)) != self._identity:
+            raise OSError(errno.EIO, "file changed on disk since it was listed", self.path)
 
     def read_at_nowait(self, offset: int, size: int) -> bytes | None:
         """The bytes when the file is open and the kernel has them in its page
@@ -138,7 +191,8 @@ class FileSource:
         try:
             buf = bytearray(min(size, self.size - offset))
             got = os.preadv(fd, [buf], offset, _NOWAIT)
-        except OSError:   # EAGAIN: not cached; EOPNOTSUPP: the file system cannot tell
+            self._check(fd)
+        except OSError:   # EAGAIN: not cached; EOPNOTSUPP: cannot tell; EIO: changed (read_at says so)
             return None
         finally:
             OPEN_FILES.release(self)

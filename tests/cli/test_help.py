@@ -31,3 +31,11 @@ def test_every_command_has_help(name, capsys):
     assert code == cli.EXIT_OK
     out = capsys.readouterr().out
     assert out.startswith(f"usage: gbxfs {name}")
+
+
+def test_version(capsys):
+    import tomllib
+    from pathlib import Path
+    assert cli.main(["--version"]) == cli.EXIT_OK
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
+    assert capsys.readouterr().out == f"gbxfs {project['version']}\n"

@@ -85,20 +85,28 @@ def test_attributes_are_exact(tmp_path):
     view = lambda name, src, ctx: Dir(name, children=[rendered, Dir("sub", children=[])])
     (tmp_path / "v.pak").write_bytes(b"pak")
     os.utime(tmp_path / "v.pak", ns=(5, 6_000_000_000))
+    os.chmod(tmp_path / "d" / "f.bin", 0o640)
+    os.chmod(tmp_path / "v.pak", 0o604)
+    os.chmod(tmp_path / "d", 0o710)
     ops = _ops(build_tree(str(tmp_path), openers=[Opener("pak", view, suffixes=(".pak",))]))
 
     async def main():
         f = await _lookup_path(ops, "d/f.bin")
-        assert stat.S_ISREG(f.st_mode) and stat.S_IMODE(f.st_mode) == 0o444
+        # modes and owners follow the source: a loose file its own, a real folder its own
+        assert stat.S_ISREG(f.st_mode) and stat.S_IMODE(f.st_mode) == 0o640
         assert f.st_size == 1000 and f.st_blocks == 2 and f.st_blksize == 128 * 1024
-        assert f.st_nlink == 1 and f.st_uid == 1234 and f.st_gid == 99
+        assert f.st_nlink == 1 and (f.st_uid, f.st_gid) == (os.getuid(), os.getgid())
+        assert stat.S_IMODE((await _lookup_path(ops, "d")).st_mode) == 0o710
         assert f.st_mtime_ns == 8_000_000_123
         assert (await ops.getattr(f.st_ino, None)).st_size == 1000
         d = await _lookup_path(ops, "v.pak")
-        assert stat.S_ISDIR(d.st_mode) and stat.S_IMODE(d.st_mode) == 0o555
+        # a file shown as a folder: the file's mode, x added where r is set
+        assert stat.S_ISDIR(d.st_mode) and stat.S_IMODE(d.st_mode) == 0o705
         assert d.st_nlink == 1                      # not listed yet: "unknown", and the pak stays closed
         r = await _lookup_path(ops, "v.pak/r.txt")  # rendered before the answer: exact size
         assert r.st_size == 2100 and r.st_mtime_ns == 6_000_000_000   # inherited from the pak file
+        assert stat.S_IMODE(r.st_mode) == 0o604                       # so is the mode
+        assert stat.S_IMODE((await _lookup_path(ops, "v.pak/sub")).st_mode) == 0o705
         assert (await ops.getattr(d.st_ino, None)).st_nlink == 3      # now known: 2 + 1 subdir
         root = await ops.getattr(ROOT, None)
         assert stat.S_ISDIR(root.st_mode)
@@ -406,3 +414,27 @@ def test_statfs_reports_the_source_size_and_nothing_free(tmp_path):
     real = os.statvfs(tmp_path)
     assert s.f_blocks == real.f_blocks * real.f_frsize // 512
     assert s.f_bfree == s.f_bavail == 0 and s.f_namemax == 255
+
+
+def test_listing_attributes_follow_the_source_modes(tmp_path, monkeypatch):
+    (tmp_path / "secret.txt").write_bytes(b"s")
+    os.chmod(tmp_path / "secret.txt", 0o600)
+    (tmp_path / "x.pak").write_bytes(b"pak")
+    os.chmod(tmp_path / "x.pak", 0o640)
+    view = lambda name, src, ctx: Dir(name, children=[Dir("inner", children=[BytesFile("f", b"1")])])
+    ops = _ops(build_tree(str(tmp_path), openers=[Opener("pak", view, suffixes=(".pak",))]))
+    modes = {}
+
+    async def main():
+        for path in ("", "x.pak", "x.pak/inner"):
+            inode = ROOT if not path else (await _lookup_path(ops, path)).st_ino
+            fh = await ops.opendir(inode, None)
+            got = []
+            monkeypatch.setattr(pyfuse3, "readdir_reply", lambda t, n, a, i: got.append((n, a)) or True)
+            await ops.readdir(fh, 0, None)
+            for name, attrs in got:
+                if name not in (b".", b".."):
+                    modes[f"{path}/{name.decode()}".lstrip("/")] = stat.S_IMODE(attrs.st_mode)
+
+    run(main)
+    assert modes == {"secret.txt": 0o600, "x.pak": 0o750, "x.pak/inner": 0o750, "x.pak/inner/f": 0o640}

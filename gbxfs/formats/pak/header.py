@@ -19,6 +19,9 @@ IV_OFFSET = 12          # u64 header IV after magic + u32 version
 CIPHER_OFFSET = 20
 KNOWN_VERSIONS = (1, 2, 3)
 MAX_NAME = 0x1000        # longest folder/file name accepted (real ones are short)
+# deepest path (folders + backslash sub-paths of a name) accepted; real paks nest a few levels,
+# and a path this deep already nears what a file system path (4096 bytes) can hold
+MAX_DEPTH = 255
 FOLDER_MIN = 8           # i32 parent + u32 name length
 FILE_MIN = 4 + 4 + 28    # i32 folder + u32 name length + fixed fields
 COMPRESSED_FLAGS = 0x7C
@@ -27,7 +30,7 @@ NO_FEED_FLAG = 0x100000000
 _FILE_FIXED = struct.Struct("<5IQ")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PakFolder:
     index: int
     parent: int
@@ -35,7 +38,7 @@ class PakFolder:
     parts: tuple[str, ...]    # sanitized path components from the archive root
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: a pak may list a million files
 class PakFileRecord:
     index: int
     folder: int
@@ -163,6 +166,8 @@ def read_header(stream, version: int, cipher_size: int) -> PakHeader:
         if not 0 <= folder < len(folders):
             raise PakError(f"file {i} ({name!r}) is in folder {folder}, the pak has {len(folders)}")
         parts = folders[folder].parts + split_name(name)
+        if len(parts) > MAX_DEPTH:
+            raise PakError(f"file {i} is nested {len(parts)} levels deep (more than {MAX_DEPTH})")
         files.append(PakFileRecord(i, folder, name, parts, unknown, size, stored, offset, class_id, fflags))
     plain = bytes(16) + bytes(src.taken[16:])
     return PakHeader(version, md5, hashlib.md5(plain).digest() == md5, meta_offset, data_offset,
@@ -170,28 +175,42 @@ def read_header(stream, version: int, cipher_size: int) -> PakHeader:
 
 
 def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:
-    """Full paths of folders; a parent must exist and the chain must end at -1."""
-    out: list[PakFolder | None] = [None] * len(raw)
+    """Full paths of folders; a parent must exist and the chain must end at -1.
 
-    def resolve(i: int) -> tuple[str, ...]:
+    Iterative, and the nesting depth is checked before any path is built: a
+    path tuple per folder costs depth x folders, so a hostile parent chain
+    could otherwise take memory quadratic in the header size."""
+    n = len(raw)
+    for j, (parent, _) in enumerate(raw):
+        if parent != -1 and not 0 <= parent < n:
+            raise PakError(f"folder {j} has parent {parent}, the pak has {n} folders")
+    own = [split_name(name) for _, name in raw]
+    depth = [-1] * n           # path components from the root, once known
+    for i in range(n):
+        chain = []
+        j = i
+        while j != -1 and depth[j] < 0:
+            if len(chain) > n:
+                raise PakError(f"folder {i} has a cyclic parent chain")
+            chain.append(j)
+            j = raw[j][0]
+        d = 0 if j == -1 else depth[j]
+        for k in reversed(chain):
+            d += len(own[k])
+            depth[k] = d
+        if d > MAX_DEPTH:
+            raise PakError(f"folder {i} is nested {d} levels deep (more than {MAX_DEPTH}): refusing the folder table")
+    out: list[PakFolder | None] = [None] * n
+    for i in range(n):
         chain = []
         j = i
         while j != -1 and out[j] is None:
-            if len(chain) > len(raw):
-                raise PakError(f"folder {i} has a cyclic parent chain")
-            parent = raw[j][0]
-            if parent != -1 and not 0 <= parent < len(raw):
-                raise PakError(f"folder {j} has parent {parent}, the pak has {len(raw)} folders")
             chain.append(j)
-            j = parent
+            j = raw[j][0]
         base = () if j == -1 else out[j].parts
         for k in reversed(chain):
-            base = base + split_name(raw[k][1])
+            base = base + own[k]
             out[k] = PakFolder(k, raw[k][0], raw[k][1], base)
-        return out[i].parts
-
-    for i in range(len(raw)):
-        resolve(i)
     return out  # type: ignore[return-value]
 
 

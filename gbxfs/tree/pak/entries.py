@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import errno
 import threading
-from typing import Iterable, Mapping
+from typing import Callable, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import PakEntry
@@ -18,7 +18,7 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
-from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR
+from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME
 
 
 class PakEntrySource:
@@ -51,6 +51,16 @@ class PakEntryFile(SourceFile):
     @property
     def entry(self) -> PakEntry:
         return self.source.entry
+
+    # made from the record when asked: a dict per entry would cost ~250 bytes per file
+    @property
+    def xattrs(self):  # type: ignore[override]
+        return _record_xattrs(self.source.entry.rec)
+
+    @xattrs.setter
+    def xattrs(self, value) -> None:
+        if value:
+            raise AttributeError("a pak entry file's attributes are its record's")
 
     @property
     def error(self) -> str | None:       # type: ignore[override]
@@ -117,9 +127,15 @@ class PakFolder(Dir):
 
     __slots__ = ("_files",)
 
-    def __init__(self, name: str, children: Iterable[Entry], files: list[PakEntry], **kw):
-        super().__init__(name, children=children, **kw)
-        self._files = files
+    def __init__(self, name: str, load: Callable[[], tuple[list[Entry], list[PakEntry]]], **kw):
+        # entries are made when the folder is first listed: a pak of a million files
+        # costs only its file table until its folders are visited
+        self._files: list[PakEntry] = []
+
+        def listing() -> list[Entry]:
+            kids, self._files = load()
+            return kids
+        super().__init__(name, load=listing, **kw)
 
     def children(self) -> Mapping[str, Entry]:
         kids = super().children()
@@ -131,50 +147,82 @@ class PakFolder(Dir):
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
 
 
-def _unique(name: str, taken: Mapping[str, object]) -> str:
-    if name not in taken:
+def _record_xattrs(rec) -> dict[str, bytes]:
+    return {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode()}
+
+
+def _unique(name: str, taken: Mapping[str, object], reserved: frozenset[str] = frozenset()) -> str:
+    if name not in taken and name not in reserved:
         return name
     i = 2
-    while f"{name}~{i}" in taken:
+    while f"{name}~{i}" in taken or f"{name}~{i}" in reserved:
         i += 1
     return f"{name}~{i}"
 
 
-def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
-    """Folders and entries from the file table (empty folders included)."""
-    root: dict = {}
-    files_at: dict[int, list[PakEntry]] = {}
+class _Node:
+    """A folder while the tree is built: shown name -> _Node or file record,
+    and archive name -> _Node for finding a folder again whatever it is shown as."""
 
-    def node(parts: tuple[str, ...]) -> dict:
+    __slots__ = ("shown", "folders", "reserved")
+
+    def __init__(self, reserved: frozenset[str]):
+        self.shown: dict[str, object] = {}
+        self.folders: dict[str, _Node] = {}
+        self.reserved = reserved
+
+
+# names the view itself puts in folders: an archive entry never takes them
+_ROOT_RESERVED = frozenset({INFO_NAME, ERROR_NAME})
+_FOLDER_RESERVED = frozenset({ERROR_NAME})
+
+
+def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
+    """Folders and entries from the file table (empty folders included).
+
+    Every entry gets a name of its own: a file and a folder of the same name,
+    or an entry named like a generated file, are both shown, the later one
+    with a "~N" suffix. Built without recursion (paths may be deep); each
+    folder's entries are made on its first listing."""
+    root = _Node(_ROOT_RESERVED)
+
+    def node(parts: tuple[str, ...]) -> _Node:
         d = root
         for p in parts:
-            sub = d.get(p)
-            if not isinstance(sub, dict):
-                if sub is not None:  # a file already has this name: keep both
-                    d[_unique(p, d)] = sub
-                sub = d[p] = {}
+            sub = d.folders.get(p)
+            if sub is None:
+                sub = d.folders[p] = _Node(_FOLDER_RESERVED)
+                d.shown[_unique(p, d.shown, d.reserved)] = sub
             d = sub
         return d
 
     for folder in arc.folders:
         node(folder.parts)
-    gbx_folders = ctx.gbx_mode == "folder"
     for rec in arc.files:
-        if not rec.parts:
-            continue
-        d = node(rec.parts[:-1])
-        name = _unique(rec.parts[-1], d)
+        if rec.parts:
+            d = node(rec.parts[:-1])
+            d.shown[_unique(rec.parts[-1], d.shown, d.reserved)] = rec
+
+    gbx_folders = ctx.gbx_mode == "folder"
+
+    def file_entry(name: str, rec) -> tuple[Entry, PakEntry]:
         entry = arc.entry(rec)
-        files_at.setdefault(id(d), []).append(entry)
-        xattrs = {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode()}
         if gbx_folders and name.lower().endswith(".gbx") and rec.feeds and rec.size:
-            d[name] = PakGbxDir(name, entry, arc, ctx, mtime)
-            d[name].xattrs.update(xattrs)
-        else:
-            d[name] = PakEntryFile(name, entry, xattrs=xattrs, mtime_ns=mtime)
+            e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
+            e.xattrs.update(_record_xattrs(rec))
+            return e, entry
+        return PakEntryFile(name, entry, mtime_ns=mtime), entry
 
-    def make(name: str, d: dict) -> PakFolder:
-        kids = [make(k, v) if isinstance(v, dict) else v for k, v in d.items()]
-        return PakFolder(name, kids, files_at.get(id(d), []), mtime_ns=mtime)
+    def listing(d: _Node) -> tuple[list[Entry], list[PakEntry]]:
+        kids: list[Entry] = []
+        files: list[PakEntry] = []
+        for k, v in d.shown.items():
+            if isinstance(v, _Node):
+                kids.append(PakFolder(k, lambda v=v: listing(v), mtime_ns=mtime))
+            else:
+                e, entry = file_entry(k, v)
+                kids.append(e)
+                files.append(entry)
+        return kids, files
 
-    return [make(k, v) if isinstance(v, dict) else v for k, v in root.items()]
+    return listing(root)[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.tree.model import BytesFile, Dir
+from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
 
 INFO_NAME = ".pak-info.txt"
 ERROR_NAME = "error.txt"
@@ -14,9 +14,9 @@ ERROR_XATTR = "user.gbxfs.error"
 
 def error_dir(name: str, info: str, error: str, mtime: int) -> Dir:
     """A pak that cannot be opened: its info text and error.txt, never a failure."""
-    d = Dir(name, children=[BytesFile(INFO_NAME, info.encode("utf-8", "replace")),
-                            BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"))],
-            mtime_ns=mtime)
+    d = ErrorFolder(name, error, [BytesFile(INFO_NAME, info.encode("utf-8", "replace")),
+                                  BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"))],
+                    mtime_ns=mtime)
     d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")
     return d
 

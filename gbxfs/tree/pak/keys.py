@@ -7,7 +7,7 @@ import os
 from gbxfs.formats.pak import packlist
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.source import ByteSource
+from gbxfs.tree.source import ByteSource, read_regular
 
 
 def packlist_beside(path: str) -> str | None:
@@ -31,10 +31,12 @@ def find_packlist(source: ByteSource, ctx: TreeContext) -> str | None:
     return packlist_beside(path) if path else None
 
 
+PACKLIST_LIMIT = 1 << 20   # a real packlist is a few KiB
+
+
 def read_packlist(path: str) -> packlist.Packlist:
-    with open(path, "rb") as f:
-        data = f.read(1 << 20)   # a real packlist is a few KiB
-    return packlist.parse(data)
+    # only a regular file: a FIFO or device named packlist.dat is refused, never waited on
+    return packlist.parse(read_regular(path, PACKLIST_LIMIT))
 
 
 def load_packlist(path: str, ctx: TreeContext) -> packlist.Packlist:

@@ -15,7 +15,7 @@ from gbxfs.formats.pak.archive import PakArchive, peek_version
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import KNOWN_VERSIONS
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, RenderedFile
+from gbxfs.tree.model import BytesFile, Dir, ErrorFolder, RenderedFile
 from gbxfs.tree.pak.entries import build_tree
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME, error_dir, render_info
 from gbxfs.tree.pak.keys import lookup_key
@@ -45,7 +45,7 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
                         mtime_ns=mtime)
     if not arc.header.md5_ok:
         err = "header MD5 mismatch: the file table is corrupt (or the key is wrong); entries not shown"
-        d = Dir(name, children=[info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
+        d = ErrorFolder(name, err, [info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
         d.xattrs[ERROR_XATTR] = err.encode()
         return d
     return Dir(name, load=lambda: [info] + build_tree(arc, ctx, mtime), mtime_ns=mtime)

@@ -1,0 +1,104 @@
+"""Through a mount made by root with allow_other, another (unprivileged) user
+gets exactly the access the source files give: modes follow the source and
+the kernel checks them (default_permissions)."""
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import TIMEOUT, force_unmount
+from gbxfs.formats.pak.writer import PakFile, write_packs
+from gbxfs.fuse.mountinfo import find_mount
+
+pytestmark = pytest.mark.mount
+USER = "gbxfs-test"
+
+
+def _unprivileged_user() -> pwd.struct_passwd:
+    if os.geteuid() != 0:
+        pytest.skip("needs root: to mount with allow_other and to act as another user")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv is missing (util-linux)")
+    try:
+        return pwd.getpwnam(USER)
+    except KeyError:
+        pass
+    res = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER],
+                         capture_output=True, text=True, timeout=TIMEOUT)
+    if res.returncode != 0:
+        pytest.skip(f"cannot create a user: {res.stderr.strip()}")
+    return pwd.getpwnam(USER)
+
+
+def _as_user(user, *cmd) -> subprocess.CompletedProcess:
+    return subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
+                           *cmd], capture_output=True, text=True, timeout=TIMEOUT)
+
+
+@pytest.fixture
+def source(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "public.txt").write_text("public\n")
+    (src / "secret.txt").write_text("secret\n")
+    os.chmod(src / "secret.txt", 0o600)
+    (src / "private").mkdir()
+    (src / "private" / "inside.txt").write_text("inside\n")
+    os.chmod(src / "private", 0o700)
+    write_packs(src, {"Open": [PakFile("A/open.txt", b"open\n")], "Closed": [PakFile("A/closed.txt", b"closed\n")]})
+    os.chmod(src / "Open.pak", 0o644)
+    os.chmod(src / "Closed.pak", 0o600)
+    return src
+
+
+@pytest.fixture
+def shared_mountpoint():
+    # under /tmp itself: the other user must be able to reach the mount point
+    mp = tempfile.mkdtemp(prefix="gbxfs-perm-", dir="/tmp")
+    os.chmod(mp, 0o755)
+    yield mp
+    force_unmount(mp)        # (this teardown runs before the mounter's)
+    if find_mount(mp) is None:
+        os.rmdir(mp)
+
+
+def test_another_user_gets_only_what_the_source_allows(mounter, source, shared_mountpoint):
+    user = _unprivileged_user()
+    mp = mounter.mount(source, "allow_other", mountpoint=shared_mountpoint)
+    assert "default_permissions" in find_mount(mp).options.split(",")
+    ok = _as_user(user, "cat", f"{mp}/public.txt", f"{mp}/Open.pak/A/open.txt")
+    assert ok.returncode == 0 and ok.stdout == "public\nopen\n", ok.stderr
+    for path in ("secret.txt", "private/inside.txt", "Closed.pak/A/closed.txt"):
+        res = _as_user(user, "cat", f"{mp}/{path}")
+        assert res.returncode != 0 and "Permission denied" in res.stderr, path
+    res = _as_user(user, "ls", f"{mp}/Closed.pak")
+    assert res.returncode != 0 and "Permission denied" in res.stderr
+    # the owner (root here) still reads everything
+    assert open(f"{mp}/Closed.pak/A/closed.txt").read() == "closed\n"
+
+
+def test_modes_follow_the_source(mounter, source):
+    mp = mounter.mount(source)
+    mode = lambda p: stat.S_IMODE(os.stat(os.path.join(mp, p)).st_mode)
+    assert mode("public.txt") == 0o644 and mode("secret.txt") == 0o600 and mode("private") == 0o700
+    assert mode("Open.pak") == 0o755 and mode("Open.pak/A") == 0o755 and mode("Open.pak/A/open.txt") == 0o644
+    assert mode("Closed.pak") == 0o700 and mode("Closed.pak/A/closed.txt") == 0o600
+    assert os.stat(os.path.join(mp, "public.txt")).st_uid == os.stat(source / "public.txt").st_uid
+    with pytest.raises(OSError) as e:          # write bits shown, writes still refused
+        open(os.path.join(mp, "public.txt"), "w")
+    assert e.value.errno == 30   # EROFS
+
+
+def test_cp_r_copies_are_ordinary_writable_files(mounter, source, tmp_path):
+    mp = mounter.mount(source)
+    dest = tmp_path / "copy"
+    subprocess.run(["cp", "-r", f"{mp}/Open.pak", str(dest)], check=True, timeout=TIMEOUT)
+    copied = dest / "A" / "open.txt"
+    assert copied.read_text() == "open\n" and os.stat(copied).st_mode & stat.S_IWUSR
+    shutil.rmtree(dest)

@@ -1,0 +1,60 @@
+"""A source changed on disk after the tree saw it: never old sizes with new
+bytes, never mixed bytes. Reads of a changed file answer EIO; a lookup
+re-checks the file and gives a new entry (dropping what was derived)."""
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from gbxfs.formats.pak.writer import PakFile, write_packs
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.root import build_tree
+from gbxfs.tree.source import FileSource
+from gbxfs.tree.walk import resolve
+
+
+def test_a_file_rewritten_in_place_while_open_answers_eio(tmp_path):
+    p = tmp_path / "f.bin"
+    p.write_bytes(b"a" * 100)
+    src = FileSource(str(p))
+    assert src.read_at(0, 10) == b"a" * 10          # the descriptor stays open
+    st = os.stat(p)
+    with open(p, "r+b") as f:                       # same inode, same size, new bytes
+        f.write(b"b" * 100)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    with pytest.raises(OSError) as e:
+        src.read_at(0, 10)
+    assert e.value.errno == errno.EIO
+    src.close()
+
+
+def test_a_pak_changed_under_a_read_answers_eio(tmp_path):
+    write_packs(tmp_path, {"X": [PakFile("A/raw.bin", b"r" * 4000, compress=False)]})
+    tree = build_tree(str(tmp_path / "X.pak"), TreeContext(gbx_mode="file"))
+    f = resolve(tree, "A/raw.bin")
+    assert f.read(0, 100) == b"r" * 100
+    pak = tmp_path / "X.pak"
+    data = bytearray(pak.read_bytes())
+    data[-5] ^= 0xFF                                # rewritten in place
+    with open(pak, "r+b") as out:
+        out.write(data)
+    st = os.stat(pak)
+    os.utime(pak, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    with pytest.raises(OSError) as e:
+        f.read(0, 100)
+    assert e.value.errno == errno.EIO
+
+
+def test_a_lookup_sees_an_appended_file_with_its_new_size(tmp_path):
+    (tmp_path / "log.txt").write_bytes(b"one\n")
+    tree = build_tree(str(tmp_path), TreeContext())
+    old = tree.child("log.txt")
+    assert old.size() == 4
+    with open(tmp_path / "log.txt", "ab") as f:     # the folder's mtime does not change
+        f.write(b"two\n")
+    new = tree.child("log.txt")
+    assert new is not old and new.size() == 8 and new.read(0, 8) == b"one\ntwo\n"
+    os.unlink(tmp_path / "log.txt")
+    assert tree.child("log.txt") is None
