@@ -2,7 +2,8 @@
 writer from the layouts GBX.NET describes: the old MediaTracker blocks that stopped real
 files (CameraGame 03084000/001 stored under TM Sunrise's class id, CControlEffectSimi
 07010002, CCtnMediaBlockUiTMSimpleEvtsDisplay with its parent's 0307D000) and the
-ManiaPlanet block flags of 0304301F (bits 19, 20, 18; real blocks after the counted ones)."""
+ManiaPlanet block flags of 0304301F (bits 19, 20, 18; real blocks after the counted ones);
+and two versioned families: a campaign with its map group, and version-18 player scores."""
 from __future__ import annotations
 
 from gbx_builder import END, W
@@ -109,3 +110,42 @@ def test_tmf_block_version_1_reads_no_waypoint_for_bit_20():
     res = walk_body(w.bytes(), class_id=0x03043000, num_nodes=2)
     assert res.status == "complete", res.error
     assert "blockParameters" not in res.main.chunk(0x0304301F).values["blocks"][0]["block"]
+
+
+def test_campaign_with_a_map_group_node():
+    w = W()
+    w.u32(0x03090006).id("Campaign1")
+    w.u32(0x03090000).u32(10).u32(1).i32(1).u32(0x0308F000)      # group: a new node (slot 1)
+    w.u32(0x0308F002).string("White")
+    w.u32(0x0308F00B).u32(1).u32(2)                              # list version 1 + 2 = 3
+    for name in ("A01", "A02"):
+        w.id(name).id("Stadium").id("Nadeo").string(f"Campaigns\\{name}.Challenge.Gbx")
+    w.u32(END)
+    w.u32(0x0309000D).u32(2)
+    w.u32(END)
+    res = walk_body(w.bytes(), class_id=0x03090000, num_nodes=2)
+    assert res.status == "complete", res.error
+    assert res.main.chunk(0x0309000D).values["unlockType"] == 2
+    group = res.main.chunk(0x03090000).values["challengeGroups"][0].node
+    maps = group.chunk(0x0308F00B).values["mapInfos"]
+    assert [m["filePath"] for m in maps] == ["Campaigns\\A01.Challenge.Gbx", "Campaigns\\A02.Challenge.Gbx"]
+    assert all(set(m) == {"map", "filePath"} for m in maps)          # version 3: no flag
+
+
+def test_player_score_version_18_map_scores():
+    w = W()
+    w.u32(0x0308D004).string("player").string("$fffNick").id("login").i32(18).u32(1)
+    w.id("MapUid").id("Stadium").id("Nadeo").i32(45678)             # map, personal best
+    w.i32(10).i32(20).i32(30).raw(b"\x02\x00\x03\x00")              # play times, resets, finishes
+    w.i32(999).i32(0).i32(0)                                        # v6-v8
+    w.raw(b"\x00" * 32)                                             # v9: two SYSTEMTIMEs
+    w.i32(0).i32(-1).i32(3)                                         # v10-v12
+    w.u8(0).string("A01")                                           # v13
+    w.i32(45000).i32(-1)                                            # v14, v15
+    w.i32(-1).i32(-1).i32(-1).i32(-1)                               # v17
+    w.i32(1).i32(2).i32(3).raw(b"\x00\x00\x00\x00")                 # v18
+    w.u32(END)
+    res = walk_body(w.bytes(), class_id=0x0308D000, num_nodes=1)
+    assert res.status == "complete", res.error
+    s = res.main.chunk(0x0308D004).values["scores"][0]
+    assert (s["personalBest"], s["officialMedal"], s["mapName"], s["officialBestRecord"]) == (45678, 3, "A01", 45000)
