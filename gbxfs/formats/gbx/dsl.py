@@ -44,7 +44,9 @@ NAME_CAPABLE = {"color", "id", "node", "int", "uint", "char", "word", "short", "
 
 # `unverified`: the layout comes from a public source tested on real files, but no
 # corpus file exercises it yet (gbxfs coverage counts these apart).
-FLAGS = {"skippable", "header", "encapsulated", "unverified"}
+# `archive`: the id is a class id, and a node of that class holds this one layout in
+# place of chunks, with no end marker (a class that archives itself: CPlugPrefab).
+FLAGS = {"skippable", "header", "encapsulated", "unverified", "archive"}
 SPECIAL_NAMES = {"chunk_id", "node_class", "node", "remaining", "next_u32", "True", "False", "None"}
 
 _CHUNK_LINE = re.compile(r"^([0-9A-Fa-f]{7,8})\b(.*)$")

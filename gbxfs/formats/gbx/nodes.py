@@ -34,6 +34,10 @@ def walk_node(r: GbxReader, node: Node) -> None:
     """Read the chunks of `node` up to its end marker (called by GbxReader.read_node)."""
     reg = r.decls if r.decls is not None else registry()
     base = r.offset_base
+    archive = reg.get(node.class_id)
+    if archive is not None and "archive" in archive.flags:
+        _walk_archive(r, node, archive)
+        return
     while True:
         at = r.tell()
         try:
@@ -68,6 +72,21 @@ def walk_node(r: GbxReader, node: Node) -> None:
             raise
         node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
                                  values, None, stored_id))
+
+
+def _walk_archive(r: GbxReader, node: Node, decl: Any) -> None:
+    """A class that archives itself (declared with the `archive` flag under its class
+    id): one layout, no chunk ids, no end marker. Recorded as one chunk of that id."""
+    base, start, cid = r.offset_base, r.tell(), decl.chunk_id
+    try:
+        values = decl.decode(r, cid, node)
+    except GbxError as e:
+        e.add_context(chunk_id=cid, node=node_label(node), where="body")
+        node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False, None, e, None))
+        node.error = e
+        raise
+    node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False, values, None, None))
+    node.complete = True
 
 
 def _walker_error(e: GbxError) -> GbxError:
