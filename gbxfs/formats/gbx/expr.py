@@ -45,7 +45,14 @@ def _ascii(v: Any) -> bytes:
     return str(v).encode("ascii", "replace")
 
 
+def _count(items: Any, name: str) -> int:
+    """How many items (dicts of a list a loop read) have a true field `name`:
+    count(handles, "isFree") in a CPlugCrystal element pool."""
+    return sum(1 for item in items if item[name])
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "count": _count,
     "len": len, "min": min, "max": max, "abs": abs,
     "int8": _wrap(8, True), "int16": _wrap(16, True), "int32": _wrap(32, True),
     "uint8": _wrap(8, False), "uint16": _wrap(16, False), "uint32": _wrap(32, False),

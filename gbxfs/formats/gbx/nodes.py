@@ -94,6 +94,10 @@ class NodeWalker:
         """Read the chunks of `node` up to its end marker."""
         reg = self.decls
         base = r.offset_base
+        archive = reg.get(node.class_id)
+        if archive is not None and "archive" in archive.flags:
+            self._walk_archive(r, node, archive)
+            return
         while True:
             at = r.tell()
             try:
@@ -129,6 +133,23 @@ class NodeWalker:
                 raise
             node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
                                      values, None, stored_id, name=name))
+
+    def _walk_archive(self, r: GbxReader, node: Node, decl: Any) -> None:
+        """A class that archives itself (declared with the `archive` flag under its
+        class id): one layout, no chunk ids, no end marker; kept as one chunk of that id."""
+        base, start, cid = r.offset_base, r.tell(), decl.chunk_id
+        name = getattr(decl, "name", None)
+        try:
+            values = decl.decode(r, cid, node)
+        except GbxError as e:
+            e.add_context(chunk_id=cid, node=node_label(node), where="body")
+            node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
+                                     None, e, None, name=name))
+            node.error = e
+            raise
+        node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
+                                 values, None, None, name=name))
+        node.complete = True
 
 
 def _walker_error(e: GbxError) -> GbxError:

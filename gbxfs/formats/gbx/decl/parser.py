@@ -18,7 +18,7 @@ from .types import TYPE_ALIASES
 
 # `unverified`: the layout comes from a public source tested on real files, but no
 # corpus file exercises it yet (gbxfs coverage counts these apart).
-FLAGS = frozenset({"skippable", "header", "encapsulated", "unverified"})
+FLAGS = frozenset({"skippable", "header", "encapsulated", "unverified", "archive"})
 
 _CHUNK_LINE = re.compile(r"^([0-9A-Fa-f]{7,8})\b(.*)$")
 
