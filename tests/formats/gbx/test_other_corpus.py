@@ -42,9 +42,22 @@ def test_collection_body_repeats_the_header_and_points_at_its_files(corpus):
         if desc["version"] >= 4:
             assert body["vehicle"] == desc["vehicle"], path
         assert body["numZones"] == len(body["completeZoneList"]) > 0
-        kinds = {".TMZone": body["completeZoneList"] + [body["defaultZone"]],
-                 ".Texture.": [values(g.body.main, 0x0303300D)[k] for k in ("iconFid", "iconSmallFid")],
-                 ".TMDecoration.": [values(g.body.main, 0x03033011)["defaultDecoration"]]}
+        # zones are zone files (TM Sunrise) or zone nodes embedded in the collection (TM 1.0)
+        zones = body["completeZoneList"] + [body["defaultZone"]]
+        embedded = [ref for ref in zones if ref.kind != "external"]
+        for ref in embedded:
+            assert ref.node.complete and ref.node.class_name.startswith("CGameCtnZone"), (path, ref)
+        if embedded:
+            ids = [values(ref.node, 0x0305C003)["zoneId"] for ref in body["completeZoneList"]]
+            assert len(set(ids)) == len(ids), (path, ids)
+        # the small icon is stored only where the header names a collection icon file
+        icons = values(g.body.main, 0x0303300D)
+        assert icons["hasIconFid"] and icons["hasIconSmallFid"] == bool(desc["iconCollection"]), path
+        # the default decoration: chunk 03033011, or 03033008 in TM 1.0
+        deco = g.body.main.chunk(0x03033011) or g.body.main.chunk(0x03033008)
+        kinds = {".TMZone": [ref for ref in zones if ref.kind == "external"],
+                 ".Texture.": [icons[k] for k in ("iconFid", "iconSmallFid") if k in icons],
+                 ".TMDecoration.": [values(g.body.main, deco.chunk_id)["defaultDecoration"]]}
         for part, refs in kinds.items():
             for ref in refs:
                 assert ref.kind == "external" and part in ref.external.file_name, (path, ref)
