@@ -65,17 +65,26 @@ def test_collection_body_repeats_the_header_and_points_at_its_files(corpus):
 
 def test_macroblock_object_spawns_lie_in_their_block_coordinates(corpus):
     """0310D00E: each item's absolute position lies in the block cell it names (blocks
-    are 32 x 8 x 32 m in ManiaPlanet and TM2020)."""
+    are 32 x 8 x 32 m in Valley and TM2020's Stadium, 8 x 2 x 8 m in ShootMania's Storm)."""
+    block_size = {11: (32, 8, 32), 26: (32, 8, 32), 202: (8, 2, 8)}   # by collection id
     files = parsed(".Macroblock.Gbx")
     assert len(files) == 3
     spawns = 0
     for path, g in files:
         assert g.body.status == "complete", (path, g.body.error)
-        blocks = values(g.body.main, 0x0310D000)["blockSpawns"]
-        assert blocks and all(isinstance(b["blockModel"]["id"], str) and b["blockModel"]["id"] for b in blocks)
-        for s in values(g.body.main, 0x0310D00E)["objectSpawns"]:
+        block_spawns = values(g.body.main, 0x0310D000)
+        blocks = block_spawns["blockSpawns"]
+        objects = values(g.body.main, 0x0310D00E)["objectSpawns"]
+        assert len(blocks) == block_spawns["numBlockSpawns"], path
+        # a macroblock holds blocks, items or both (Storm's AirCheckpoint: three items, no block)
+        assert blocks or objects, path
+        assert all(isinstance(b["blockModel"]["id"], str) and b["blockModel"]["id"] for b in blocks), path
+        if path.endswith("/AirCheckpoint.Macroblock.Gbx"):
+            assert not blocks and len(objects) == 3, path
+        sx, sy, sz = block_size[header(g, 0x2E001003)["collection"]]
+        for s in objects:
             x, y, z = s["absolutePositionInMap"]
-            assert s["blockCoord"] == (math.floor(x / 32), math.floor(y / 8), math.floor(z / 32)), (path, s)
+            assert s["blockCoord"] == (math.floor(x / sx), math.floor(y / sy), math.floor(z / sz)), (path, s)
             assert s["itemModel"]["id"], path
             spawns += 1
     assert spawns >= 10
