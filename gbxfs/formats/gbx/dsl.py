@@ -45,7 +45,7 @@ NAME_CAPABLE = {"color", "id", "node", "int", "uint", "char", "word", "short", "
 # `unverified`: the layout comes from a public source tested on real files, but no
 # corpus file exercises it yet (gbxfs coverage counts these apart).
 FLAGS = {"skippable", "header", "encapsulated", "unverified"}
-SPECIAL_NAMES = {"chunk_id", "node_class", "node", "remaining", "next_u32", "True", "False", "None"}
+SPECIAL_NAMES = {"chunk_id", "node_class", "node_raw_class", "node", "remaining", "next_u32", "True", "False", "None"}
 
 _CHUNK_LINE = re.compile(r"^([0-9A-Fa-f]{7,8})\b(.*)$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")

@@ -130,6 +130,10 @@ class Frame:
             if self.node is None:
                 raise KeyError(name)
             return self.node.class_id
+        if name == "node_raw_class":    # the class id as stored: an old class keeps layouts
+            if self.node is None:       # of its own under remapped chunk ids (0A00F001)
+                raise KeyError(name)
+            return self.node.raw_class_id or self.node.class_id
         if name == "node":          # fields of this node's earlier chunks: node.count
             if self.node is None:
                 raise KeyError(name)
