@@ -37,3 +37,14 @@ def test_old_and_new_class_each_get_their_layout():
     assert old.main.class_id == new.main.class_id == NEW
     assert old.main.chunks[0].values == {"old": 7} and new.main.chunks[0].values == {"new": 9}
 
+
+def test_object_link_chunk_of_an_old_pocs_link_uses_the_old_layout():
+    """The shipped 0A014002: a bool in CScenePocLink (stored 0A00F002); an id and two
+    bools in CSceneObjectLink."""
+    old = walk_body(node_body([(OLD | 0x002, u32(1), False)]), class_id=OLD, num_nodes=1)
+    assert old.status == "complete", old.error
+    assert list(old.main.chunks[0].values.values()) == [True]
+    new_data = u32(3, 0x40000000, 4) + b"Tree" + u32(0, 1)
+    new = walk_body(node_body([(NEW | 0x002, new_data, False)]), class_id=NEW, num_nodes=1)
+    assert new.status == "complete", new.error
+    assert new.main.chunks[0].values["mobilTreeId"] == "Tree"
