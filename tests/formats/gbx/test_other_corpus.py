@@ -41,9 +41,22 @@ def test_collection_body_repeats_the_header_and_points_at_its_files(corpus):
         if desc["version"] >= 4:
             assert body["vehicle"] == desc["vehicle"], path
         assert body["numZones"] == len(body["completeZoneList"]) > 0
-        kinds = {".TMZone": body["completeZoneList"] + [body["defaultZone"]],
-                 ".Texture.": [values(g.body.main, 0x0303300D)[k] for k in ("iconFid", "iconSmallFid")],
-                 ".TMDecoration.": [values(g.body.main, 0x03033011)["defaultDecoration"]]}
+        # zones are zone files (TM Sunrise) or zone nodes embedded in the collection (TM 1.0)
+        zones = body["completeZoneList"] + [body["defaultZone"]]
+        embedded = [ref for ref in zones if ref.kind != "external"]
+        for ref in embedded:
+            assert ref.node.complete and ref.node.class_name.startswith("CGameCtnZone"), (path, ref)
+        if embedded:
+            ids = [values(ref.node, 0x0305C003)["zoneId"] for ref in body["completeZoneList"]]
+            assert len(set(ids)) == len(ids), (path, ids)
+        # the small icon is stored only where the header names a collection icon file
+        icons = values(g.body.main, 0x0303300D)
+        assert icons["hasIconFid"] and icons["hasIconSmallFid"] == bool(desc["iconCollection"]), path
+        # the default decoration: chunk 03033011, or 03033008 in TM 1.0
+        deco = g.body.main.chunk(0x03033011) or g.body.main.chunk(0x03033008)
+        kinds = {".TMZone": [ref for ref in zones if ref.kind == "external"],
+                 ".Texture.": [icons[k] for k in ("iconFid", "iconSmallFid") if k in icons],
+                 ".TMDecoration.": [values(g.body.main, deco.chunk_id)["defaultDecoration"]]}
         for part, refs in kinds.items():
             for ref in refs:
                 assert ref.kind == "external" and part in ref.external.file_name, (path, ref)
@@ -51,17 +64,26 @@ def test_collection_body_repeats_the_header_and_points_at_its_files(corpus):
 
 def test_macroblock_object_spawns_lie_in_their_block_coordinates(corpus):
     """0310D00E: each item's absolute position lies in the block cell it names (blocks
-    are 32 x 8 x 32 m in ManiaPlanet and TM2020)."""
+    are 32 x 8 x 32 m in Valley and TM2020's Stadium, 8 x 2 x 8 m in ShootMania's Storm)."""
+    block_size = {11: (32, 8, 32), 26: (32, 8, 32), 202: (8, 2, 8)}   # by collection id
     files = parsed(".Macroblock.Gbx")
     assert len(files) == 3
     spawns = 0
     for path, g in files:
         assert g.body.status == "complete", (path, g.body.error)
-        blocks = values(g.body.main, 0x0310D000)["blockSpawns"]
-        assert blocks and all(isinstance(b["blockModel"]["id"], str) and b["blockModel"]["id"] for b in blocks)
-        for s in values(g.body.main, 0x0310D00E)["objectSpawns"]:
+        block_spawns = values(g.body.main, 0x0310D000)
+        blocks = block_spawns["blockSpawns"]
+        objects = values(g.body.main, 0x0310D00E)["objectSpawns"]
+        assert len(blocks) == block_spawns["numBlockSpawns"], path
+        # a macroblock holds blocks, items or both (Storm's AirCheckpoint: three items, no block)
+        assert blocks or objects, path
+        assert all(isinstance(b["blockModel"]["id"], str) and b["blockModel"]["id"] for b in blocks), path
+        if path.endswith("/AirCheckpoint.Macroblock.Gbx"):
+            assert not blocks and len(objects) == 3, path
+        sx, sy, sz = block_size[header(g, 0x2E001003)["collection"]]
+        for s in objects:
             x, y, z = s["absolutePositionInMap"]
-            assert s["blockCoord"] == (math.floor(x / 32), math.floor(y / 8), math.floor(z / 32)), (path, s)
+            assert s["blockCoord"] == (math.floor(x / sx), math.floor(y / sy), math.floor(z / sz)), (path, s)
             assert s["itemModel"]["id"], path
             spawns += 1
     assert spawns >= 10
@@ -74,9 +96,15 @@ def test_block_info_names_itself_like_its_header(corpus):
     for path, g in parsed(".TMEDClassic.Gbx") + parsed(".TMEDRoad.Gbx"):
         units = g.body.main.chunk(0x0304E005)
         if units.values is None:
-            # the Road block stops inside its inline scene mobil: after the mobil's item
-            # come bytes that look like a reference table, not a chunk id
-            assert "CSceneMobil" in str(g.body.error), path
+            # the Road block is damaged: its body is stored uncompressed, and right after
+            # the item of a scene mobil it holds entries of a reference table (the names
+            # of the header's .Solid.Gbx files) where a chunk id belongs
+            e = g.body.error
+            assert e.reason.startswith("unknown chunk") and "CSceneMobil" in str(e.node), path
+            assert g.header.body_compression == "U", path
+            after = g.body_bytes[e.offset:e.offset + 64]
+            assert b".Solid.Gbx" in after and any(ref.file_name.encode() in after
+                                                  for ref in g.refs.by_node_index().values()), path
             continue
         if path.endswith(".TMEDClassic.Gbx"):
             assert g.body.status == "complete", (path, g.body.error)

@@ -9,7 +9,7 @@ from ..errors import GbxError
 
 _MISSING = object()
 # names an expression may use without reading them (resolved by Frame.lookup)
-SPECIAL_NAMES = frozenset({"chunk_id", "node_class", "node", "remaining", "next_u32", "True", "False", "None",
+SPECIAL_NAMES = frozenset({"chunk_id", "node_class", "node_raw_class", "node", "remaining", "next_u32", "True", "False", "None",
                            "item_index"})
 
 
@@ -65,6 +65,10 @@ class Frame:
             if self.node is None:
                 raise KeyError(name)
             return self.node.class_id
+        if name == "node_raw_class":    # the class id as stored: an old class keeps layouts
+            if self.node is None:       # of its own under remapped chunk ids (0A00F001)
+                raise KeyError(name)
+            return self.node.raw_class_id or self.node.class_id
         if name == "node":          # fields of this node's earlier chunks: node.count
             if self.node is None:
                 raise KeyError(name)
