@@ -1,0 +1,116 @@
+"""Pack resource declarations no corpus file exercises yet (bitmap, material, particle,
+beam chunks; all `unverified`): hand-built bodies for the places where a layout depends
+on something other than a plain version number - whether a node reference is null, a
+value of another chunk of the node, an archive version the chunk implies, a shape kind.
+Each body is walked with the shipped declarations and must end exactly on the node's
+end marker; the bodies are written from GBX.NET's layouts with the test-side writer."""
+from __future__ import annotations
+
+import struct
+
+from gbx_builder import W, node_body
+
+from gbxfs.formats.gbx.nodes import walk_body
+
+NULL = 0xFFFFFFFF
+
+
+def u32(*vs: int) -> bytes:
+    return struct.pack(f"<{len(vs)}I", *vs)
+
+
+def f32(*vs: float) -> bytes:
+    return struct.pack(f"<{len(vs)}f", *vs)
+
+
+def new_node(index: int, class_id: int) -> bytes:
+    """A node reference to a new node of `class_id` that has no chunks."""
+    return u32(index, class_id, 0xFACADE01)
+
+
+def walk(class_id: int, chunks: list[tuple[int, bytes]], num_nodes: int = 1):
+    res = walk_body(node_body([(cid, data, False) for cid, data in chunks]), class_id=class_id,
+                    num_nodes=num_nodes)
+    assert res.status == "complete", res.error
+    return res.main
+
+
+def test_bitmap_image_chunk_reads_its_trailing_reference_only_after_an_image():
+    # 09011018: image ref, u64 flags, 3 floats, border colour, then a node ref iff an image
+    tail = struct.pack("<Q", 0x1234) + f32(0.5, 1.0, 0.0) + u32(0xFF00FF)
+    without = walk(0x09011000, [(0x09011018, u32(NULL) + tail)])
+    values = without.chunk(0x09011018).values
+    assert values["image"] is None and values["flags"] == 0x1234 and values["borderRGB"] == 0xFF00FF
+    assert "_u1" not in values
+    with_image = walk(0x09011000, [(0x09011018, new_node(1, 0x09025000) + tail + u32(NULL))], num_nodes=2)
+    values = with_image.chunk(0x09011018).values
+    assert values["image"].node.class_id == 0x09025000 and values["_u1"] is None
+    # without its trailing reference the chunk runs into the end marker: the node is cut
+    cut = walk_body(node_body([(0x09011018, new_node(1, 0x09025000) + tail, False)]),
+                    class_id=0x09011000, num_nodes=2)
+    assert cut.status != "complete"
+
+
+def test_material_device_materials_follow_only_a_null_shader():
+    # 09079015 version 7: null shader -> device materials (archive version 21: bool and
+    # three shaders each), ints, an int; a shader -> colour target tables and one node
+    device = struct.pack("<hh", 1, 2) + u32(1) + u32(NULL, NULL, NULL)
+    body = u32(7, NULL) + u32(2) + device + device + u32(3, 10, 11, 12) + u32(5)
+    values = walk(0x09079000, [(0x09079015, body)]).chunk(0x09079015).values
+    assert len(values["deviceMaterials"]) == 2 and values["ints"] == [10, 11, 12]
+    body = u32(7) + new_node(1, 0x09002000) + u32(1, NULL) + u32(NULL)
+    values = walk(0x09079000, [(0x09079015, body)], num_nodes=2).chunk(0x09079015).values
+    assert values["colorTargetTables"] == [None] and "deviceMaterials" not in values
+    # 09079004 reads the same structure as archive version 4: one shader each
+    values = walk(0x09079000, [(0x09079004, u32(1) + device[:8] + u32(NULL))]).chunk(0x09079004).values
+    assert set(values["deviceMaterials"][0]) == {"_u1", "_u2", "_u3", "shader1"}
+
+
+def test_custom_material_gpu_parameters_are_rows_of_floats():
+    # 0903A00A: two arrays of (id, count1, count2, bool, count2 rows of count1 floats)
+    w = W()
+    w.u32(1)
+    w.id("Color")
+    first = w.bytes() + u32(3, 2, 1) + f32(*range(6))
+    w.buf = bytearray()
+    w.u32(0)
+    values = walk(0x0903A000, [(0x0903A00A, first + w.bytes())]).chunk(0x0903A00A).values
+    fx = values["gpuFxs1"][0]
+    assert fx["name"] == "Color" and [row["values"] for row in fx["rows"]] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert values["gpuFxs2"] == []
+
+
+def test_beam_material_is_a_path_or_a_reference_as_the_geometry_chunk_says():
+    def geometry(version: int, as_strings: bool) -> bytes:
+        out = u32(version) + f32(1.0) + u32(6, 100) + f32(0.1, 0.2) + u32(0)
+        out += u32(8) + f32(1, 2, 3, 4, 5) + u32(3)                  # helix (v5, v6)
+        if version <= 9:
+            out += u32(0)                                             # no materials (v7..9)
+        out += f32(0.5, 0.25, 0.1) + u32(2) + f32(9.0) + f32(0.0, 1.0)  # lightning (v8), fade (v9)
+        if version >= 10:
+            out += u32(1 if as_strings else 0) + u32(0)
+        return out
+
+    material_v1 = u32(1)
+    as_path = walk(0x09105000, [(0x09105001, geometry(10, True)),
+                                (0x09105002, material_v1 + W().string("Beam.Mat.Gbx").bytes() + f32(0.5) + u32(1) + u32(3, NULL))])
+    assert as_path.chunk(0x09105002).values["materialPath"] == "Beam.Mat.Gbx"
+    # before version 10 there is no flag: the material is a node reference
+    as_ref = walk(0x09105000, [(0x09105001, geometry(9, False)),
+                               (0x09105002, material_v1 + u32(NULL) + f32(0.5) + u32(1) + u32(3, NULL))])
+    values = as_ref.chunk(0x09105002).values
+    assert values["material"] is None and "materialPath" not in values
+
+
+def test_gpu_spawn_shape_decides_the_zone_values():
+    def spawn(shape: int, zone: bytes) -> bytes:
+        return u32(1) + u32(4, 7, 8, 9) + f32(1.0, 2.0) + u32(1) + f32(0, 0, 0) + f32(*range(5)) + u32(shape) + zone
+
+    box = walk(0x090C5000, [(0x090C5000, spawn(3, f32(-1, -1, -1, 1, 1, 1)))]).chunk(0x090C5000).values
+    assert box["shape"] == 3 and box["zoneBox"] == (-1.0, -1.0, -1.0, 1.0, 1.0, 1.0)
+    # shape 2 has four more values from spawn version 1 on
+    cone = walk(0x090C5000, [(0x090C5000, spawn(2, f32(*range(8))))]).chunk(0x090C5000).values
+    assert cone["shape"] == 2 and cone["_u27"] == 7.0
+    # version 0 holds a single int and no spawn at all
+    old = walk(0x090C5000, [(0x090C5000, u32(0, 5))]).chunk(0x090C5000).values
+    assert "spawnVersion" not in old
