@@ -114,3 +114,19 @@ def test_gpu_spawn_shape_decides_the_zone_values():
     # version 0 holds a single int and no spawn at all
     old = walk(0x090C5000, [(0x090C5000, u32(0, 5))]).chunk(0x090C5000).values
     assert "spawnVersion" not in old
+
+
+def test_tuning_curves_are_nodes_before_the_inline_key_version():
+    # 090ED089: its curves are a CFuncKeysReal node below version 10
+    # and inline keys (version, count, a per-version value, count vec2) from version 10 on
+    def floats(n: int) -> bytes:
+        return f32(*range(n))
+
+    old = u32(9) + u32(NULL) + floats(4) + floats(11) + floats(1) + u32(1) + u32(NULL, NULL, NULL)
+    values = walk(0x090ED000, [(0x090ED089, old)]).chunk(0x090ED089).values
+    assert values["keysArchive"] == -1 and values["_u1"] == {"curve": None}
+    keys = u32(2, 2) + u32(77) + f32(0.0, 1.0, 10.0, 2.0)
+    new = u32(10) + keys + floats(4) + floats(11) + floats(1) + u32(0) + keys + keys + keys
+    values = walk(0x090ED000, [(0x090ED089, new)]).chunk(0x090ED089).values
+    first = values["_u1"]
+    assert first["keysVersion"] == 2 and first["keys"] == [(0.0, 1.0), (10.0, 2.0)]
