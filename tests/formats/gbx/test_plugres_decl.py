@@ -130,3 +130,19 @@ def test_tuning_curves_are_nodes_before_the_inline_key_version():
     values = walk(0x090ED000, [(0x090ED089, new)]).chunk(0x090ED089).values
     first = values["_u1"]
     assert first["keysVersion"] == 2 and first["keys"] == [(0.0, 1.0), (10.0, 2.0)]
+
+
+def test_vehicle_visual_lists_repeat_once_per_vehicle_counted_earlier():
+    # 090E8006 counts the visual vehicles; 090E800A then holds one light list per vehicle
+    w = W()
+    w.u32(1)
+    w.id("Light1")
+    w.bool(True).bool(False)
+    w.u32(0)
+    values = walk(0x090E8000, [(0x090E8006, u32(2)), (0x090E800A, w.bytes())]).chunk(0x090E800A).values
+    assert [len(v["lights"]) for v in values["vehicles"]] == [1, 0]
+    assert values["vehicles"][0]["lights"][0]["_u1"]["name"] == "Light1"
+    # with a count of 3 the same bytes are one list short
+    res = walk_body(node_body([(0x090E8006, u32(3), False), (0x090E800A, w.bytes(), False)]),
+                    class_id=0x090E8000, num_nodes=1)
+    assert res.status != "complete"
