@@ -146,3 +146,32 @@ def test_vehicle_visual_lists_repeat_once_per_vehicle_counted_earlier():
     res = walk_body(node_body([(0x090E8006, u32(3), False), (0x090E800A, w.bytes(), False)]),
                     class_id=0x090E8000, num_nodes=1)
     assert res.status != "complete"
+
+
+def test_decal_sets_nest_one_level_deeper_from_version_3():
+    def decal(w: W, version: int) -> None:
+        w.i32(1)
+        w.id("Dirt")
+        for i in range(15):
+            w.f32(float(i))
+        if version >= 2:
+            w.bool(True)
+
+    def body(version: int, groups: list[int]) -> bytes:
+        w = W()
+        w.u32(version).u32(10).u32(0)          # no decal models (deprecated list)
+        w.u32(1).u32(len(groups))              # one set
+        if version < 3:
+            for _ in groups:
+                decal(w, version)
+        else:
+            for n in groups:
+                w.u32(n)
+                for _ in range(n):
+                    decal(w, version)
+        return w.bytes()
+
+    old = walk(0x09078000, [(0x09078000, body(1, [1, 1]))]).chunk(0x09078000).values
+    assert len(old["decalSets"][0]["decals"]) == 2
+    new = walk(0x09078000, [(0x09078000, body(3, [2, 0]))]).chunk(0x09078000).values
+    assert [len(g["decals"]) for g in new["decalSets"][0]["groups"]] == [2, 0]
