@@ -175,3 +175,12 @@ def test_decal_sets_nest_one_level_deeper_from_version_3():
     assert len(old["decalSets"][0]["decals"]) == 2
     new = walk(0x09078000, [(0x09078000, body(3, [2, 0]))]).chunk(0x09078000).values
     assert [len(g["decals"]) for g in new["decalSets"][0]["groups"]] == [2, 0]
+
+
+def test_one_tuning_chunk_mixes_curve_nodes_and_inline_keys():
+    # 090ED09E version 7: its first curve follows the chunk version (7 - 8 < 0: a node),
+    # the one added in version 7 is always inline keys (version 0, no value, no keys)
+    body = u32(7) + f32(1, 2, 3) + f32(4) + u32(5) + f32(6) + f32(7) + f32(8) + u32(NULL) + u32(0, 0) + f32(9) + f32(10, 11)
+    values = walk(0x090ED000, [(0x090ED09E, body)]).chunk(0x090ED09E).values
+    curves = [v for k, v in values.items() if isinstance(v, dict)]
+    assert curves == [{"curve": None}, {"keysVersion": 0, "count": 0, "keys": []}]
