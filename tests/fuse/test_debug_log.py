@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import TIMEOUT
+from mountkit import TIMEOUT
 
 pytestmark = pytest.mark.mount
 

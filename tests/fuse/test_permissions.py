@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from conftest import TIMEOUT, force_unmount
+from mountkit import TIMEOUT, force_unmount
 from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.fuse.mountinfo import find_mount
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TIMEOUT, gbxfs, server_pids, wait_until
+from mountkit import TIMEOUT, gbxfs, server_pids, wait_until
 from gbxfs.cli.umount import refusal
 from gbxfs.fuse.mountinfo import MountRecord, find_mount, mounts_at
 

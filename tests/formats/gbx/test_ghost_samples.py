@@ -10,11 +10,11 @@ import zlib
 import pytest
 
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.ghost_codec import quat3, quat6, vec3_4
-from gbxfs.formats.gbx.ghost_csv import render_csv
-from gbxfs.formats.gbx.ghost_data import decode_ghost_chunk, decode_old_ghost_chunk
-from gbxfs.formats.gbx.ghost_entrecord import parse_record_chunk
-from ghost_corpus import generation_of, parsed
+from gbxfs.formats.gbx.ghost.codec import quat3, quat6, vec3_4
+from gbxfs.formats.gbx.ghost.csvfile import render_csv
+from gbxfs.formats.gbx.ghost.entrecord import parse_record_chunk
+from gbxfs.formats.gbx.ghost.samples import decode_ghost_chunk
+from tests.formats.gbx.ghost_corpus import generation_of, parsed
 
 
 def _rotate(q, v):
@@ -136,8 +136,6 @@ def _corpus_chunks():
 def _decode(cid, raw):
     if cid == 0x0911F000:
         return parse_record_chunk(raw)
-    if cid == 0x0303F003:
-        return decode_old_ghost_chunk(raw)
     return decode_ghost_chunk(cid, raw)
 
 

@@ -9,7 +9,7 @@ import struct
 from gbx_builder import node_body
 
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.gbx.engine import Registry
+from gbxfs.formats.gbx.decl import Registry
 from gbxfs.formats.gbx.nodes import walk_body
 
 OLD, NEW = 0x0A00F000, 0x0A014000

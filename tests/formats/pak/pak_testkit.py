@@ -19,7 +19,7 @@ import zlib
 from Crypto.Cipher import Blowfish
 
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.gbx.engine import Registry
+from gbxfs.formats.gbx.decl import Registry
 from gbxfs.formats.gbx.writer import END, build_gbx
 
 CLIP = 0x03079000      # CGameCtnMediaClip: main node of the test files
