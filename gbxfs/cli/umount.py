@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 
-from gbxfs.cli import EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK
+from gbxfs.cli.exits import EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK
 from gbxfs.fuse.mountinfo import MountRecord, canonical, mounts_at
 
 TIMEOUT = 30
