@@ -19,7 +19,7 @@ import os
 import threading
 from typing import Iterable, Mapping
 
-from gbxfs.formats.pak import packgbx, packlist
+from gbxfs.formats.pak import keyfile, packlist
 from gbxfs.formats.pak.archive import PakArchive, peek_version
 from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
@@ -27,6 +27,7 @@ from gbxfs.formats.pak.header import KNOWN_VERSIONS
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile, SourceFile
 from gbxfs.tree.pakinfo import render_info
+from gbxfs.tree.paknames import CLASS_XATTR, STORED_NAME_XATTR, typed_renames
 from gbxfs.tree.source import ByteSource
 
 log = logging.getLogger("gbxfs.tree")
@@ -56,15 +57,22 @@ def find_packlist(source: ByteSource, ctx: TreeContext) -> str | None:
     return None
 
 
-def load_packlist(path: str, ctx: TreeContext) -> packlist.Packlist:
-    """Parsed packlist.dat, cached by path and modification time."""
+def load_packlist(path: str, ctx: TreeContext) -> packlist.Packlist | keyfile.KeyFile:
+    """Parsed packlist.dat (or a plain-text key file: formats/pak/keyfile.py),
+    cached by path and modification time."""
     st = os.stat(path)
     key = ("pak.packlist", path, st.st_mtime_ns, st.st_size)
 
     def make():
         with open(path, "rb") as f:
             data = f.read(1 << 20)   # a real packlist is a few KiB
-        pl = packlist.parse(data)
+        try:
+            pl = packlist.parse(data)
+        except PakError as e:
+            try:
+                pl = keyfile.parse(data)
+            except PakError:
+                raise e from None     # neither: report it as the packlist.dat it is named for
         return pl, 64 * len(pl.entries) + 256
     return ctx.cache.get_or_make(key, make)
 
@@ -92,7 +100,7 @@ def lookup_key(name: str, source: ByteSource, ctx: TreeContext) -> tuple[bytes |
         ks.problem = f"packlist.dat unreadable: {e}"
         return None, ks
     ks.signature_ok = pl.signature_ok
-    entry = pl.find(name)
+    entry = pl.find(name) or pl.find(keyfile.pack_stem(name))
     if entry is None:
         ks.problem = f"packlist.dat has no entry for {name}"
         return None, ks
@@ -237,15 +245,21 @@ def _build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
     for folder in arc.folders:
         node(folder.parts)
     gbx_folders = ctx.gbx_mode == "folder"
+    typed = {id(rec): t for rec, t in typed_renames(arc, ctx.typed_names)}
     for rec in arc.files:
         if not rec.parts:
             continue
         d = node(rec.parts[:-1])
-        name = _unique(rec.parts[-1], d)
+        shown = typed.get(id(rec))
+        name = _unique(shown or rec.parts[-1], d)
         entry = arc.entry(rec)
         files_at.setdefault(id(d), []).append(entry)
-        xattrs = {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode()}
-        if gbx_folders and name.lower().endswith(".gbx") and rec.feeds and rec.size:
+        xattrs = {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode(),
+                  CLASS_XATTR: f"{rec.class_id:08X}".encode()}
+        if shown is not None:
+            xattrs[STORED_NAME_XATTR] = rec.parts[-1].encode("utf-8", "replace")
+        # every GBX is a folder (SPEC 1), "no dummy write" (no feeds) entries too
+        if gbx_folders and name.lower().endswith(".gbx") and rec.size:
             d[name] = PakGbxDir(name, entry, arc, ctx, mtime)
             d[name].xattrs.update(xattrs)
         else:
@@ -285,8 +299,9 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
         arc = PakArchive(source.read_at, source.size, key, cache=ctx.cache)
     except PakError as e:
         return _error_dir(name, render_info(name, None, ks, e.reason, version=version), e.reason, mtime)
-    info = RenderedFile(INFO_NAME, lambda: render_info(name, arc, ks, None).encode("utf-8", "replace"),
-                        mtime_ns=mtime)
+    info = RenderedFile(INFO_NAME, lambda: render_info(name, arc, ks, None,
+                                                       typed=typed_renames(arc, ctx.typed_names)
+                                                       ).encode("utf-8", "replace"), mtime_ns=mtime)
     if not arc.header.md5_ok:
         err = "header MD5 mismatch: the file table is corrupt (or the key is wrong); entries not shown"
         d = Dir(name, children=[info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
@@ -295,30 +310,10 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
     return Dir(name, load=lambda: [info] + _build_tree(arc, ctx, mtime), mtime_ns=mtime)
 
 
-HEADER_READS = (64 << 10, 1 << 20, 16 << 20)   # pack headers: small, big, huge (seed: HeaderMaxSize)
-
-
 def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
-    """A ManiaPlanet pack: its plain header as text; the content stays closed."""
-    mtime = source.mtime_ns
-    header, err = None, None
-    for n in HEADER_READS:
-        try:
-            header = packgbx.parse(source.read_at(0, min(n, source.size)))
-            break
-        except PakError as e:
-            err = e.reason
-            if n >= source.size:
-                break
-    if header is None:
-        return _error_dir(name, f"pack = {name}\nstatus = unreadable\n", err or "unreadable", mtime)
-    kids: list[Entry] = [BytesFile(PACK_INFO_NAME, packgbx.render(header).encode("utf-8", "replace"),
-                                   mtime_ns=mtime)]
-    if header.xml:
-        kids.append(BytesFile("pack.xml", header.xml.encode("utf-8"), mtime_ns=mtime))
-    d = Dir(name, children=kids, mtime_ns=mtime)
-    d.xattrs["user.pak.version"] = str(header.version).encode()
-    return d
+    """A ManiaPlanet/TM2020 pack (tree/packview.py)."""
+    from gbxfs.tree.packview import open_pack
+    return open_pack(name, source, ctx)
 
 
 def probe_pack_gbx(name: str, source: ByteSource) -> bool:
