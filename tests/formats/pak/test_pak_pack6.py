@@ -197,3 +197,42 @@ def test_key_file():
     for bad in (b"", b"name zz", b"name " + b"11" * 15, b"\xff\xfe"):
         with pytest.raises(PakError):
             keyfile.parse(bad)
+
+
+def test_info_summary_without_keys():
+    from gbxfs.formats.pak.info import summary
+    s = summary("X.Pack.Gbx", _pack(18, 2))
+    assert s["table"] == "default key (public)" and s["files"] == 24
+    assert (s["public_files"], s["need_key"]) == (16, 8) and "error" not in s
+    s = summary("X.Pack.Gbx", _pack(12, 1))
+    assert s["table"] == "private key" and "not public" in s["table_error"] and "files" not in s
+
+
+def test_class_extension_table_is_generated_and_checked():
+    import subprocess
+    import sys as _sys
+    from corpusdata import ROOT
+    from gbxfs.formats.gbx import classdb
+    assert classdb.class_extension(0x03043000) == ("gbx", "Challenge.Gbx")
+    assert classdb.class_extension(0x24003000, new=True) == ("gbx", "Map.Gbx")      # old id, remapped
+    assert classdb.class_extension(0x09011000) == ("gbx", "Texture.Gbx")
+    assert classdb.class_extension(0x09024000) == ("raw", "dds")
+    assert classdb.class_extension(0x7FFFF000) is None
+    gen = ROOT / "tools" / "gen_classdb.py"
+    shared = ROOT.parent / "shared" / "classdb"
+    if not shared.is_dir():
+        pytest.skip("../shared/classdb is needed to regenerate the tables")
+    res = subprocess.run([_sys.executable, str(gen), "--check"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+def test_class_extension_source_rejects_unknown_classes(tmp_path):
+    import importlib.util
+    from corpusdata import ROOT
+    spec = importlib.util.spec_from_file_location("gen_classdb", ROOT / "tools" / "gen_classdb.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    bad = tmp_path / "ext.tsv"
+    bad.write_text("class_name\tkind\text\text_new\nCPlugBitmapp\tgbx\tTexture.Gbx\t\n")
+    with pytest.raises(ValueError, match="unknown class"):
+        gen._extensions(bad, [{"class_id": "09011000", "name": "CPlugBitmap"}])
