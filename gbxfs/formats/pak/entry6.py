@@ -15,9 +15,9 @@ unverified), with what these versions add:
 from __future__ import annotations
 
 from gbxfs.formats.pak.cipher import BLOCK, align8
-from gbxfs.formats.pak.entry import MAX_GBX_ENTRY, PakEntry
+from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.gbxentry import GBX_MAGIC, run_gbx_pass
+from gbxfs.formats.pak.gbxentry import GBX_MAGIC
 from gbxfs.formats.pak.lz4blocks import BLOCK_IN_MAX, Lz4Inflater, inflate
 from gbxfs.formats.pak.pull import RefillingSource
 from gbxfs.formats.pak.stream import EncryptedStream, read_exact
@@ -144,20 +144,8 @@ class PackEntry(PakEntry):
             return
         super()._verify()
 
-    def _gbx_pass(self) -> bytes:
-        if not self.lz4:
-            return super()._gbx_pass()
-        if self.size > MAX_GBX_ENTRY:
-            raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
-        stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
-        res = run_gbx_pass(stream, self.size, False, decls=self._decls, source=Lz4Source(stream, self.size))
-        data, res.data = res.data, b""
-        self.gbx = res
-        if not res.verified:
-            raise PakError(res.error or "unverifiable")
-        self._folds = res.folds
-        self._cache.put((self._token, "gbx"), data, len(data))
-        return data
+    def _gbx_source(self, stream):
+        return Lz4Source(stream, self.size) if self.lz4 else None
 
     def _lz4_verified(self) -> bytes:
         """The entry's bytes once proven (a GBX one by its parse, which also

@@ -9,7 +9,7 @@ import struct
 
 from Crypto.Cipher import Blowfish as RefBlowfish
 
-from pak_testkit import TRACK, GbxBuilder
+from pak_testkit import random_body
 
 KEY = bytes.fromhex("00112233445566778899aabbccddeeff")
 FOLDERS = ["Data", "Data/Sub", "Data/Third"]       # third name > 4 chars: the folder feed applies
@@ -18,16 +18,7 @@ M64 = (1 << 64) - 1
 
 def feeding_gbx(seed: int, children: int = 8) -> bytes:
     """A test-chunk GBX whose nodes feed ivXor on several pages."""
-    rnd = random.Random(seed)
-    g = GbxBuilder(header_pad=37).chunk(0x03079F01)
-    g.buf += (700).to_bytes(4, "little") + rnd.randbytes(700)
-    g.u32(children)
-    for i in range(1, children + 1):
-        g.new_node(i, TRACK).chunk(0x03078F01)
-        n = rnd.choice([5, 100, 600, 1300])
-        g.buf += n.to_bytes(4, "little") + rnd.randbytes(n)
-        g.u32(0).end()
-    return g.u32(0).end().bytes()
+    return random_body(seed, children).bytes()
 
 
 RAW = random.Random(7).randbytes(3000) + bytes(5000) + b"tail" * 300
