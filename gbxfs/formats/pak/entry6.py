@@ -11,6 +11,12 @@ unverified), with what these versions add:
   checksum: a raw LZ4 entry is proven by inflating to exactly its declared
   size, a GBX one by its complete parse; earlier versions use zlib as in
   version 3 (Adler-32).
+
+Encrypted GBX entries feed ivXor as in version 3. Where the feeds land is
+assumed to follow the version 3 rule for stored and zlib entries (pages
+and the game's 0x400-byte inflate buffer: no public fact says otherwise);
+for LZ4 entries it follows the public LZ4 reader, which pulls 8-byte cipher
+blocks only as its blocks need them (Lz4Source).
 """
 from __future__ import annotations
 
