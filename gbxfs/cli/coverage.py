@@ -1,5 +1,7 @@
-"""`gbxfs coverage [--markdown | --json] [--failures] DIR`: how many GBX files under DIR
-parse completely, per kind (map, replay, ghost, item, other) and game generation.
+"""`gbxfs coverage [--markdown | --json] [--failures] [--chunks [--list]] DIR`: how many
+GBX files under DIR parse completely, per kind (map, replay, ghost, item, other) and game
+generation; with --chunks, the chunk declarations per class and which of them the files
+prove (gbxfs.cli.coverage_chunks).
 
 "Complete" is `gbxfs info`'s body_status: the walk reached the main node's end marker
 exactly at the end of the body. When DIR holds a MANIFEST.tsv (the shared corpus), its
@@ -19,10 +21,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from gbxfs.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, coverage_chunks
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import generation
 from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.proof import ChunkProofs
 
 KINDS = ("map", "replay", "ghost", "item", "other")
 KIND_BY_CLASS = {0x03043000: "map", 0x03093000: "replay", 0x03092000: "ghost", 0x2E002000: "item"}
@@ -46,8 +49,10 @@ def _manifest(root: Path) -> dict[str, dict[str, str]]:
         return {row["path"]: row for row in csv.DictReader(f, delimiter="\t")}
 
 
-def examine(data: bytes, rel: str, row: dict[str, str] | None) -> Entry | None:
-    """One file's entry, or None when it is not a GBX file."""
+def examine(data: bytes, rel: str, row: dict[str, str] | None,
+            proofs: ChunkProofs | None = None) -> Entry | None:
+    """One file's entry, or None when it is not a GBX file. `proofs` (if given)
+    counts the chunk declarations the file uses."""
     if data[:3] != b"GBX":
         return None
     kind = row["kind"] if row and row.get("kind") in KINDS else None
@@ -56,12 +61,16 @@ def examine(data: bytes, rel: str, row: dict[str, str] | None) -> Entry | None:
         g = gbx.parse(data)
     except GbxError as e:
         return Entry(rel, kind or "other", gen or "unknown", "failed", str(e))
+    if proofs is not None:
+        proofs.add(g, rel)
     kind = kind or KIND_BY_CLASS.get(g.header.class_id, "other")
     gen = gen or generation.infer(g)
     return Entry(rel, kind, gen, g.body.status, str(g.body.error) if g.body.error else None)
 
 
-def scan(root: Path) -> list[Entry]:
+def scan(root: Path, proofs: ChunkProofs | None = None) -> list[Entry]:
+    """Entries of every GBX file under `root` (sorted by path); `proofs` (if given)
+    counts their chunk declarations (call its finish() afterwards)."""
     manifest = _manifest(root)
     out = []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
@@ -73,7 +82,7 @@ def scan(root: Path) -> list[Entry]:
         with path.open("rb") as f:
             if f.read(3) != b"GBX":
                 continue
-        entry = examine(path.read_bytes(), rel, manifest.get(rel))
+        entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs)
         if entry is not None:
             out.append(entry)
     return out
@@ -122,6 +131,9 @@ def main(argv: list[str]) -> int:
     fmt.add_argument("--markdown", action="store_true", help="print a Markdown table (README)")
     fmt.add_argument("--json", action="store_true", help="print every file's entry as JSON")
     ap.add_argument("--failures", action="store_true", help="also list files that are not complete")
+    ap.add_argument("--chunks", action="store_true",
+                    help="per class: chunk declarations, how many the files prove, how many are unverified")
+    ap.add_argument("--list", action="store_true", help="with --chunks: every declaration and its state")
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
@@ -130,6 +142,17 @@ def main(argv: list[str]) -> int:
     if not root.is_dir():
         print(f"gbxfs: {root}: no such folder", file=sys.stderr)
         return EXIT_NOT_FOUND
+    if args.chunks:
+        proofs = ChunkProofs()
+        scan(root, proofs)
+        proofs.finish()
+        if args.json:
+            print(json.dumps(coverage_chunks.as_json(proofs), indent=1, ensure_ascii=False))
+        elif args.markdown:
+            sys.stdout.write(coverage_chunks.format_markdown(proofs))
+        else:
+            sys.stdout.write(coverage_chunks.format_text(proofs, listing=args.list))
+        return EXIT_OK
     entries = scan(root)
     if args.json:
         print(json.dumps([e.__dict__ for e in entries], indent=1, ensure_ascii=False))
