@@ -8,8 +8,9 @@ entries become GBX folders in gbx_mode "folder". A pak that cannot be
 opened (no key, wrong key, corrupt or truncated header) is a directory with
 .pak-info.txt and error.txt, never a failure of the mount.
 
-ManiaPlanet packs (version 6+, .Pack.Gbx) show their plain header in
-pack-info.txt (and pack.xml when present): `open_pack_gbx`.
+Hashed (extension-less) names are shown typed by class (tree/paknames.py);
+every *.gbx entry, "no dummy write" ones included, is a GBX folder.
+ManiaPlanet/TM2020 packs (version 6+, .Pack.Gbx): tree/packview.py.
 """
 from __future__ import annotations
 
@@ -33,7 +34,6 @@ from gbxfs.tree.source import ByteSource
 log = logging.getLogger("gbxfs.tree")
 
 INFO_NAME = ".pak-info.txt"
-PACK_INFO_NAME = "pack-info.txt"
 ERROR_NAME = "error.txt"
 ERROR_XATTR = "user.gbxfs.error"
 
