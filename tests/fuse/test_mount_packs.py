@@ -76,3 +76,49 @@ def test_packs_and_hashed_names_through_a_real_mount(mounter, tmp_path):
     assert not (mp2 / "Open.Pack.Gbx/Data/Open/error.txt").exists()
     for name in ("public.bin", "nocrypt.bin", "locked.bin", f"{HASHED}.dds"):
         assert (mp2 / "Private.Title.Pack.Gbx/Data/Open" / name).read_bytes() == RAW
+
+
+def _sample_clip(corpus) -> bytes:
+    """A GBX the shipped declarations parse completely (so its encrypted copies
+    are written with real feeds): a clip of the synthetic sample pak."""
+    from gbxfs.tree.root import build_tree
+    from gbxfs.tree.walk import resolve
+    f = resolve(build_tree(str(corpus / "synthetic-pak/Packs")),
+                "Sample.pak/Sample/Media/Clips/Clip3.Clip.Gbx/original.gbx")
+    return f.read(0, f.size())
+
+
+@pytest.mark.corpus
+def test_every_version_and_flag_combination_through_a_real_mount(mounter, tmp_path, corpus):
+    from pack6_kit import combo_files
+    clip = _sample_clip(corpus)
+    src = tmp_path / "packs"
+    src.mkdir()
+    want: dict[str, tuple[bytes, bool]] = {}      # path in the mount -> (bytes, needs the key)
+    keys = []
+    for version in (6, 9, 12, 15, 18):
+        for flags in (0, 1, 2, 3):
+            name = f"V{version}F{flags}.Pack.Gbx"
+            files = combo_files(PackFile)
+            files = [f for f in files if not (f.path.endswith(".Gbx") and f.feeds and f.encrypted)]
+            files += [PackFile("Data/Clip.Clip.Gbx", clip), PackFile("Data/ClipZ.Clip.Gbx", clip, compress=True)]
+            (src / name).write_bytes(build_pack(files, version=version, key=KEY, header_flags=flags,
+                                                folders=FOLDERS))
+            keys.append(f"{name} {KEY.hex()}")
+            for f in files:
+                shown = f"{name}/{f.path}" + ("/original.gbx" if f.path.endswith(".Gbx") else "")
+                want[shown] = (f.data, f.encrypted or bool(flags & 1))
+    (tmp_path / "keys.txt").write_text("\n".join(keys) + "\n")
+    plain = Path(mounter.mount(src))
+    keyed = Path(mounter.mount(src, f"packlist={tmp_path / 'keys.txt'}"))
+    locked = 0
+    for rel, (data, needs_key) in want.items():
+        assert (keyed / rel).read_bytes() == data, rel
+        if not needs_key:
+            assert (plain / rel).read_bytes() == data, rel
+        elif (plain / rel).parent.exists():      # a private table shows no tree at all
+            locked += 1
+            with pytest.raises(OSError) as e:
+                (plain / rel).read_bytes()
+            assert e.value.errno == errno.EIO, rel
+    assert locked == 5 * 2 * (4 + 2 + 2)    # versions x public tables x (locked raw, no-feed GBX, clips)
