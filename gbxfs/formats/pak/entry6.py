@@ -30,6 +30,7 @@ from gbxfs.formats.pak.stream import EncryptedStream, read_exact
 
 LZ4_VERSION = 18
 MAX_WHOLE = 256 << 20   # entries read whole (encrypted, LZ4) must fit in memory
+PREFIX = 64 << 10       # reads ending before this decrypt only up to their end (type peeks)
 NO_KEY = ("encrypted with the pack's own key, which is not public: give it with --packlist "
           "(a packlist.dat or a key file), or read only the pack's public files")
 
@@ -100,22 +101,36 @@ class PackEntry(PakEntry):
             return b""
         if not self.rec.encrypted:
             return read_exact(self._read_at, self.start + offset, end - offset, "pack data")
-        return self._decrypted()[offset:end]
+        data = self._cache.get(self._plain_key())
+        if data is None and end <= PREFIX:    # a peek at the start: decrypt only that far
+            data = self._decrypt(align8(end))
+        elif data is None:
+            data = self._decrypted()
+        return data[offset:end]
+
+    def _plain_key(self) -> tuple:
+        return (self._token, "plain", len(self._folds))   # the folds are known only after a GBX pass
+
+    def _decrypt(self, end: int) -> bytes:
+        """The first `end` bytes decrypted from the stream's start (the IV chain
+        of version 12+ allows no other start), re-applying recorded folds."""
+        stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
+        parts, at = [], 0
+        for fold_at, value in self._folds:
+            if fold_at >= end:
+                break
+            parts.append(stream.fetch(fold_at - at))
+            stream._cipher.ivxor = value      # lands on the block at fold_at, a page start
+            at = fold_at
+        parts.append(stream.fetch(end - at))
+        return b"".join(parts)
 
     def _decrypted(self) -> bytes:
-        """The whole entry decrypted (re-applying the ivXor folds a GBX pass
-        recorded), kept in the cache."""
-        key = (self._token, "plain", len(self._folds))   # the folds are known only after a GBX pass
+        """The whole entry decrypted, kept in the cache."""
+        key = self._plain_key()
         data = self._cache.get(key)
         if data is None:
-            stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
-            parts, at = [], 0
-            for fold_at, value in self._folds:
-                parts.append(stream.fetch(fold_at - at))
-                stream._cipher.ivxor = value      # lands on the block at fold_at, a page start
-                at = fold_at
-            parts.append(stream.fetch(self.length - at))
-            data = b"".join(parts)
+            data = self._decrypt(self.length)
             self._cache.put(key, data, len(data))
         return data
 
