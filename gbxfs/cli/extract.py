@@ -22,7 +22,9 @@ from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import Entry
-from gbxfs.tree.pakview import ERROR_NAME, PakEntryFile, PakFolder, open_pak
+from gbxfs.tree.pak.entries import PakEntryFile, PakFolder
+from gbxfs.tree.pak.info import ERROR_NAME
+from gbxfs.tree.pak.view import open_pak
 from gbxfs.tree.source import FileSource
 
 

@@ -1,4 +1,4 @@
-"""`gbxfs info [--json] FILE...`: a summary of each GBX (later also pak, GP2) file.
+"""`gbxfs info [--json] FILE...`: a summary of each GBX, pak or GP2 file.
 
 Exit codes (see gbxfs/cli/__init__.py): 0 all files summarised; 3 a file was not
 found; 4 a file is bad input (not a known kind, corrupt or truncated); the worst
@@ -7,22 +7,15 @@ one wins. Each failure prints one line `gbxfs: FILE: reason` on stderr.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from typing import Any, Callable
 
-from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.cli import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, info_pak
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.errors import GbxError, Truncated
+from gbxfs.formats.gp2 import info as gp2_info
 
-# file kind -> "module:function" taking (path, data) and returning a summary dict.
-# Pak and GP2 modules plug in here; a missing module makes the kind unsupported.
-SUMMARIZERS: dict[str, str] = {
-    "gbx": "gbxfs.cli.info:gbx_summary",
-    "pak": "gbxfs.formats.pak.info:summary",
-    "gp2": "gbxfs.formats.gp2.info:summary",
-}
 
 
 class BadInput(Exception):
@@ -41,14 +34,6 @@ def detect_kind(data: bytes) -> str | None:
     except Exception:  # noqa: BLE001 - the GP2 probe must not break GBX/pak info
         return None
     return None
-
-
-def _summarizer(kind: str) -> Callable[[str, bytes], dict[str, Any]]:
-    module, func = SUMMARIZERS[kind].split(":")
-    try:
-        return getattr(importlib.import_module(module), func)
-    except (ImportError, AttributeError):
-        raise BadInput(f"{kind} files are not supported by info yet") from None
 
 
 def gbx_summary(path: str, data: bytes) -> dict[str, Any]:
@@ -91,6 +76,14 @@ def gbx_summary(path: str, data: bytes) -> dict[str, Any]:
     if g.body_data is None and g.body.error is not None or isinstance(g.body.error, Truncated):
         out["bad_input"] = True
     return out
+
+
+# file kind -> summary(path, data) -> dict
+SUMMARIZERS: dict[str, Callable[[str, bytes], dict[str, Any]]] = {
+    "gbx": gbx_summary,
+    "pak": info_pak.summary,
+    "gp2": gp2_info.summary,
+}
 
 
 def _text(s: dict[str, Any]) -> str:
@@ -151,7 +144,7 @@ def main(argv: list[str]) -> int:
             kind = detect_kind(data)
             if kind is None:
                 raise BadInput("not a GBX, pak or GP2 file")
-            summary = _summarizer(kind)(path, data)
+            summary = SUMMARIZERS[kind](path, data)
         except BadInput as e:
             print(f"gbxfs: {path}: {e}", file=sys.stderr)
             summaries.append({"path": path, "error": str(e)})

@@ -1,4 +1,8 @@
-"""A thread-safe LRU cache bounded by the total size of its values in bytes."""
+"""A thread-safe LRU cache bounded by the total size of its values in bytes.
+
+get_or_make() makes each missing value once however many threads ask for it
+at the same time: four concurrent first reads of one map's files cause one
+parse, not four. The others wait for the first one's result."""
 from __future__ import annotations
 
 import threading
@@ -12,6 +16,8 @@ class ByteLRU:
         self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        # key -> [lock held while making it, threads making or waiting for it]
+        self._making: dict[Hashable, list] = {}
 
     @property
     def current_bytes(self) -> int:
@@ -41,11 +47,33 @@ class ByteLRU:
 
     def get_or_make(self, key: Hashable, make: Callable[[], tuple[Any, int]]) -> Any:
         """Cached value, or make() -> (value, nbytes) stored and returned.
-        make() runs outside the lock; two threads may both make on a miss."""
+
+        make() runs outside the cache's lock (other keys stay usable, and make
+        may itself use the cache), under a lock of its own key: a thread that
+        misses while another makes the same key waits and takes its result. A
+        value too large to keep is made again by the next caller."""
         sentinel = object()
         value = self.get(key, sentinel)
         if value is not sentinel:
             return value
-        value, nbytes = make()
-        self.put(key, value, nbytes)
-        return value
+        with self._lock:
+            slot = self._making.setdefault(key, [threading.Lock(), 0])
+            slot[1] += 1
+        try:
+            with slot[0]:
+                value = self.get(key, sentinel)
+                if value is sentinel:
+                    value, nbytes = make()
+                    self.put(key, value, nbytes)
+                return value
+        finally:
+            with self._lock:
+                slot[1] -= 1
+                if slot[1] == 0:
+                    del self._making[key]
+
+    def makers(self, key: Hashable) -> int:
+        """Threads making `key` now or waiting for it (for tests and diagnostics)."""
+        with self._lock:
+            slot = self._making.get(key)
+            return 0 if slot is None else slot[1]

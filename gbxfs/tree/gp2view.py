@@ -19,7 +19,7 @@ on first read of each file. For `gbxfs info`, use
 gbxfs.formats.gp2.describe(data).
 
 The decoded track and the renderings live in ctx.cache, not in the tree
-(see gbx_cached): a listed folder keeps names and sizes only, so browsing
+(see gbxfs/tree/cached.py): a listed folder keeps names and sizes only, so browsing
 a thousand tracks does not keep a thousand tracks in memory.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 from gbxfs.formats.gp2 import (TABLE_AT, TABLE_SIZE, Gp2Error, decode, folder_files,
                                looks_like_gp2, section_files)
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx_cached import CachedFile, ParsedBytesFile
+from gbxfs.tree.cached import CachedFile, ParsedBytesFile
 from gbxfs.tree.model import Dir, Entry, SourceFile
 from gbxfs.tree.source import ByteSource, read_all
 

@@ -2,7 +2,9 @@
 
 A view of a file format builds these objects; the FUSE adapter and the CLI
 walk them. Directories compute their children lazily, on first access, and
-files know their exact size before any byte is read.
+files know their exact size before any byte is read. The methods the rest
+of the tree relies on, and what they promise, are written down in
+gbxfs/tree/contract.py.
 """
 from __future__ import annotations
 

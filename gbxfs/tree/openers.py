@@ -2,10 +2,8 @@
 
 Adding a format is one line in DEFAULT_OPENERS. An opener matches a file by
 name (cheap, no I/O), then optionally by a content probe (reads a few bytes),
-and names a view factory `factory(name, source, ctx) -> Dir` by
-"module:function" string, so the registry never imports a view before it is
-needed and a view that does not exist yet simply leaves that kind as a plain
-file.
+and holds the view factory `factory(name, source, ctx) -> Dir` that builds
+the folder (the View contract in gbxfs/tree/model.py).
 
 Matching a file never builds its view: the folder shown is a ViewDir that
 calls the factory on first listing. Listing a folder of 50 paks therefore
@@ -13,66 +11,42 @@ decrypts nothing, whatever the pak view does when it is called.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from gbxfs.tree import gp2view
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.contract import ViewFactory
+from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.pak.pack import open_pack_gbx, probe_pack_gbx
+from gbxfs.tree.pak.view import open_pak
 from gbxfs.tree.source import ByteSource
 
 log = logging.getLogger("gbxfs.tree")
 
-Factory = Callable[[str, ByteSource, TreeContext], Dir]
+Factory = ViewFactory
 Probe = Callable[[str, ByteSource], bool]
 
 
 @dataclass
 class Opener:
     kind: str
-    factory: str | Factory                      # "module:function" or a callable
+    factory: Factory
     suffixes: tuple[str, ...] = ()              # lower-case name endings; () = any name
-    probe: str | Probe | None = None            # cheap content check, after the name matched
+    probe: Probe | None = None                  # cheap content check, after the name matched
     when: Callable[[TreeContext], bool] | None = None   # e.g. only in gbx_mode "folder"
-    _resolved: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def _get(self, attr: str):
-        """The callable behind `attr`, importing it on first use; None when its
-        module does not exist (a view not written yet)."""
-        if attr in self._resolved:
-            return self._resolved[attr]
-        target = getattr(self, attr)
-        fn = target
-        if isinstance(target, str):
-            module_name, func_name = target.split(":")
-            try:
-                fn = getattr(importlib.import_module(module_name), func_name)
-            except ModuleNotFoundError as e:
-                if e.name != module_name:
-                    raise
-                log.debug("%s view %s not available: %s", self.kind, module_name, e)
-                fn = None
-            except AttributeError:
-                log.debug("%s view %s has no %s yet", self.kind, module_name, func_name)
-                fn = None
-        self._resolved[attr] = fn
-        return fn
 
     def matches(self, name: str, source: ByteSource, ctx: TreeContext) -> bool:
         if self.suffixes and not name.lower().endswith(self.suffixes):
             return False
         if self.when is not None and not self.when(ctx):
             return False
-        if self._get("factory") is None:
-            return False
         if self.probe is not None:
-            probe = self._get("probe")
-            if probe is None:
-                return False
             try:
-                return bool(probe(name, source))
+                return bool(self.probe(name, source))
             except Exception:  # a probe bug must not hide the file: show it plain
                 log.exception("%s probe failed on %s", self.kind, name)
                 return False
@@ -84,13 +58,12 @@ def _gbx_folders(ctx: TreeContext) -> bool:
 
 
 DEFAULT_OPENERS: list[Opener] = [
-    Opener("pak", "gbxfs.tree.pakview:open_pak", suffixes=(".pak",)),
+    Opener("pak", open_pak, suffixes=(".pak",)),
     # ManiaPlanet packs end in .Gbx but are archives: before the GBX opener
-    Opener("pack", "gbxfs.tree.pakview:open_pack_gbx", suffixes=(".pack.gbx",),
-           probe="gbxfs.tree.pakview:probe_pack_gbx"),
-    Opener("gbx", "gbxfs.tree.gbxview:open_gbx", suffixes=(".gbx",), when=_gbx_folders),
+    Opener("pack", open_pack_gbx, suffixes=(".pack.gbx",), probe=probe_pack_gbx),
+    Opener("gbx", open_gbx, suffixes=(".gbx",), when=_gbx_folders),
     # GP2 track files are .DAT files; the probe tells them from other .dat files
-    Opener("gp2", "gbxfs.tree.gp2view:open_gp2", suffixes=(".dat",), probe="gbxfs.tree.gp2view:probe"),
+    Opener("gp2", gp2view.open_gp2, suffixes=(".dat",), probe=gp2view.probe),
 ]
 
 
@@ -175,7 +148,7 @@ def open_entry(name: str, source: ByteSource, ctx: TreeContext,
     (lazy) folder, else the bytes as a plain file."""
     for opener in DEFAULT_OPENERS if openers is None else openers:
         if opener.matches(name, source, ctx):
-            return ViewDir(name, opener.kind, opener._get("factory"), source, ctx)
+            return ViewDir(name, opener.kind, opener.factory, source, ctx)
     return SourceFile(name, source)
 
 

@@ -139,7 +139,7 @@ def test_pak_gbx_entry_keeps_no_copy_outside_the_cache():
 def test_body_larger_than_the_cache_is_parsed_once_and_explained(tmp_path, monkeypatch):
     """A body whose parse outweighs the whole cache cannot be kept: it must be
     reported (info.txt, error.txt), not parsed again for every file read."""
-    from gbxfs.tree import gbx_parse
+    from gbxfs.tree.gbx import parse as gbx_parse
     calls = []
     real = gbx_parse.read_body
     monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))

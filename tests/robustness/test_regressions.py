@@ -25,7 +25,7 @@ def test_cached_listing_said_loaded_stays_loaded_until_listed():
     eviction by another thread between the two calls must not make that
     listing parse (block the loop)."""
     from gbxfs.tree.cache import ByteLRU
-    from gbxfs.tree.gbx_cached import CachedDir
+    from gbxfs.tree.cached import CachedDir
     from gbxfs.tree.model import BytesFile
 
     loads = []
@@ -45,9 +45,9 @@ def test_gbx_folder_listing_never_parses_once_loaded(corpus, monkeypatch):
     True). Its error.txt check must not parse the header again when the cache
     dropped it: that would read and parse a file on the loop."""
     from corpusdata import CORPUS, manifest_rows
-    from gbxfs.tree import gbx_parse
+    from gbxfs.tree.gbx import parse as gbx_parse
     from gbxfs.tree.context import TreeContext
-    from gbxfs.tree.gbxview import open_gbx
+    from gbxfs.tree.gbx.view import open_gbx
     from gbxfs.tree.source import FileSource
 
     path = next(r["path"] for r in manifest_rows() if "Bruno_B13" in r["path"])

@@ -3,12 +3,14 @@ ghost files, embedded maps, laziness, and files that cannot be read."""
 from __future__ import annotations
 
 import io
+import threading
+import time
 
 import pytest
 
-from gbxfs.tree import gbx_parse
+from gbxfs.tree.gbx import parse as gbx_parse
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbxview import open_gbx
+from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import Dir
 from gbxfs.tree.source import BytesSource, FileSource
 from tests.conftest import manifest_rows
@@ -111,6 +113,46 @@ def test_listing_parses_the_header_only(corpus, monkeypatch):
     d.children()["body"].children()["nodes"].children()
     d.children()["ghosts"].children()
     assert calls == [1]                                  # ... once (cached)
+
+
+def test_concurrent_first_reads_parse_the_body_once(corpus, monkeypatch):
+    """Four threads read info.txt of a map at once: one body parse, and all four
+    get the same bytes. The parse holds on until all four threads asked for
+    the body, so the threads do overlap whatever the scheduler does."""
+    ctx = TreeContext()
+    d = _open(corpus, _first("map", "A01-Race"), ctx)
+    key = ("gbx.body", d.p.source)
+    calls = []
+    real = gbx_parse.read_body
+
+    def counting_read_body(*a, **k):
+        calls.append(1)
+        deadline = time.monotonic() + 60
+        while ctx.cache.makers(key) < 4:
+            assert time.monotonic() < deadline, "the other three readers never asked for the body"
+            time.sleep(0.01)
+        return real(*a, **k)
+
+    monkeypatch.setattr(gbx_parse, "read_body", counting_read_body)
+    info = d.children()["info.txt"]
+    results: list[bytes] = []
+    errors: list[BaseException] = []
+
+    def reader():
+        try:
+            results.append(info.read(0, 1 << 16))
+        except BaseException as e:   # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=reader) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert len(results) == 4 and len(set(results)) == 1 and b"body_status" in results[0]
+    assert calls == [1]
+    assert ctx.cache.makers(key) == 0
 
 
 def test_truncated_file_explains_itself(corpus):

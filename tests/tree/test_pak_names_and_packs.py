@@ -17,7 +17,7 @@ from gbxfs.cli import extract  # noqa: E402
 from gbxfs.formats.pak.writer import PakFile, write_packs  # noqa: E402
 from gbxfs.formats.pak.writer6 import PackFile, build_pack  # noqa: E402
 from gbxfs.tree.context import TreeContext  # noqa: E402
-from gbxfs.tree.pakview import PakEntryFile, PakGbxDir  # noqa: E402
+from gbxfs.tree.pak.entries import PakEntryFile, PakGbxDir  # noqa: E402
 from gbxfs.tree.root import build_tree  # noqa: E402
 from gbxfs.tree.walk import resolve  # noqa: E402
 

@@ -17,8 +17,9 @@ from pak_testkit import GbxBuilder, leaf_track, make_test_decls  # noqa: E402
 from gbxfs.formats.pak.writer import PakFile, build_pak, write_packs  # noqa: E402
 from gbxfs.tree.context import TreeContext  # noqa: E402
 from gbxfs.tree.model import Dir  # noqa: E402
-from gbxfs.tree.pakview import (PakEntryFile, PakGbxDir, open_pack_gbx, open_pak,  # noqa: E402
-                                probe_pack_gbx)
+from gbxfs.tree.pak.entries import PakEntryFile, PakGbxDir  # noqa: E402
+from gbxfs.tree.pak.pack import open_pack_gbx, probe_pack_gbx  # noqa: E402
+from gbxfs.tree.pak.view import open_pak  # noqa: E402
 from gbxfs.tree.root import build_tree  # noqa: E402
 from gbxfs.tree.source import BytesSource, FileSource  # noqa: E402
 from gbxfs.tree.walk import resolve  # noqa: E402
@@ -57,6 +58,23 @@ def test_gbx_entries_are_gbx_folders(corpus):
     nodes = resolve(clip, "body/nodes").children()
     assert len(nodes) == 60 and "000.CGameCtnMediaClip" in nodes
     assert clip.xattrs.get("user.gbx.class_id") is not None
+
+
+def test_a_gbx_entry_is_walked_once(corpus, monkeypatch):
+    """The pass that decrypts and verifies a GBX entry walks its body; the
+    folder's node listing and chunk files use that walk, not a second one."""
+    from gbxfs.formats.pak import gbxentry
+    from gbxfs.tree.gbx import parse as gbx_parse
+    walks = []
+    for module, name in ((gbxentry, "walk_body"), (gbx_parse, "nodes_walk")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, real=real, where=name, **k: walks.append(where) or real(*a, **k))
+    root = build_tree(str(corpus / "synthetic-pak/Packs"))
+    clip = resolve(root, "Sample.pak/Sample/Media/Clips/Clip3.Clip.Gbx")
+    nodes = resolve(clip, "body/nodes").children()
+    assert "000.CGameCtnMediaClip" in nodes
+    assert resolve(clip, "info.txt").size() > 0
+    assert walks == ["walk_body"]
 
 
 def test_entering_a_pak_decrypts_only_its_header(corpus):

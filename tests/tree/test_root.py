@@ -126,13 +126,6 @@ def test_a_failing_view_becomes_error_txt_and_the_original(tmp_path, caplog):
     assert "could not open Bad.pak as pak" in caplog.text
 
 
-def test_views_that_do_not_exist_yet_leave_plain_files(tmp_path):
-    _write(tmp_path / "x.future", b"data")
-    missing = Opener("future", "gbxfs.tree.no_such_view:open_it", suffixes=(".future",))
-    entry = build_tree(str(tmp_path), openers=[missing]).children()["x.future"]
-    assert isinstance(entry, SourceFile)
-
-
 def test_a_crashing_probe_leaves_a_plain_file(tmp_path, caplog):
     _write(tmp_path / "t.dat", b"data")
 

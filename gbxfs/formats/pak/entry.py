@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, run_gbx_pass
+from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
@@ -93,26 +93,34 @@ class PakEntry:
     # -- verification -----------------------------------------------------------
     def check(self) -> str | None:
         """Verify once (may decrypt the whole entry); the reason when unverifiable."""
+        return self.verify()[0]
+
+    def verify(self) -> tuple[str | None, GbxWalk | None]:
+        """check(), and for a GBX entry verified by this very call, the parse that
+        verified it (so that a view need not parse it again). The entry never
+        keeps that parse: it is the caller's to keep (in a bounded cache) or drop."""
         if self.checked:
-            return self.error
+            return self.error, None
+        walk = None
         with self._lock:
             if not self.checked:
                 try:
-                    self._verify()
+                    walk = self._verify()
                 except PakError as e:
                     self.error = e.reason
                 self.checked = True
-        return self.error
+        return self.error, walk
 
-    def _verify(self) -> None:
+    def _verify(self) -> GbxWalk | None:
         if self.kind == "gbx":
-            self._gbx_pass()
-        elif self.rec.compressed:
+            return self._gbx_pass()[1]
+        if self.rec.compressed:
             for at, piece in self._inflater().verify_pass():
                 self._cache.put((self._token, at), piece, len(piece))
+        return None
 
-    def _gbx_pass(self) -> bytes:
-        """Decrypt while parsing; the verified bytes (also put in the cache)."""
+    def _gbx_pass(self) -> tuple[bytes, GbxWalk | None]:
+        """Decrypt while parsing; the verified bytes (also put in the cache) and the parse."""
         if self.size > MAX_GBX_ENTRY:
             raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
         stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
@@ -120,12 +128,13 @@ class PakEntry:
         res = run_gbx_pass(stream, self.size, self.rec.compressed and source is None, decls=self._decls,
                            source=source)
         data, res.data = res.data, b""   # the report stays; the bytes are the cache's to keep
+        walk, res.walk = res.walk, None
         self.gbx = res
         if not res.verified:
             raise PakError(res.error or "unverifiable")
         self._folds = res.folds
         self._cache.put((self._token, "gbx"), data, len(data))
-        return data
+        return data, walk
 
     def _gbx_source(self, stream):
         """A pull source for the GBX pass other than the zlib/page ones (None: those)."""
@@ -190,7 +199,7 @@ class PakEntry:
             if data is None and not self.checked:
                 with self._lock:
                     try:
-                        data = self._gbx_pass()
+                        data = self._gbx_pass()[0]
                     except PakError as e:
                         self.error, self.checked = e.reason, True
                         raise

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.gbx.body import read_body
+from gbxfs.formats.gbx.body import BodyData, read_body
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import read_header
 from gbxfs.formats.gbx.nodes import walk_body
@@ -40,6 +40,16 @@ class GbxPass:
     parse_status: str = "failed"         # the body walk's status
     parse_error: str | None = None
     unknown_feed_classes: list[int] = field(default_factory=list)
+    walk: GbxWalk | None = None          # the parse itself, when verified (PakEntry.verify hands it on)
+
+
+@dataclass
+class GbxWalk:
+    """The one parse of a verified GBX entry, for the view to use instead of
+    parsing the same bytes again."""
+    header: Any                          # gbxfs.formats.gbx.header.GbxHeader
+    body: BodyData
+    result: Any                          # gbxfs.formats.gbx.nodes.BodyResult
 
 
 def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None, source: Any = None) -> GbxPass:
@@ -76,6 +86,11 @@ def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None,
     res.folds = sorted(stream.folds.items())
     if res.error is None:
         res.verified, res.error = _judge(src, size, compressed, res)
+    if not res.verified:
+        res.walk = None
+    elif res.walk is not None and res.walk.body is None:     # stored body: the bytes after the header
+        body = res.data[res.walk.header.body_offset:]
+        res.walk.body = BodyData(body, False, None, len(body))
     return res
 
 
@@ -89,13 +104,15 @@ def _parse(src, size: int, on_node, feed, decls, res: GbxPass) -> None:
         if header.body_compression == "C":
             # An LZO body is read whole before ReadNode: its feeds only touch later pages.
             rest = src.read(src.remaining)
-            body = read_body(rest, 0, "C").data
-            result = walk_body(body, **kw)
+            body = read_body(rest, 0, "C")
+            result = walk_body(body.data, **kw)
         else:
+            body = None
             result = walk_body(src, **kw)
     except GbxError as e:
         res.parse_error = str(e)
         return
+    res.walk = GbxWalk(header, body, result)
     res.parse_status = result.status
     res.parse_error = None if result.error is None else str(result.error)
 

@@ -6,7 +6,7 @@ import functools
 import re
 
 from gbxfs.formats import gbx
-from gbxfs.tree.gbx_ghostfiles import find_ghosts
+from gbxfs.tree.gbx.ghostfiles import find_ghosts
 from tests.conftest import CORPUS, manifest_rows
 
 

@@ -1,4 +1,4 @@
-"""`gbxfs info` on paks (gbxfs.formats.pak.info) and `gbxfs cat` into a pak."""
+"""`gbxfs info` on paks (gbxfs.cli.info_pak) and `gbxfs cat` into a pak."""
 from __future__ import annotations
 
 import hashlib

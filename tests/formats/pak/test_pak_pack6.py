@@ -200,7 +200,7 @@ def test_key_file():
 
 
 def test_info_summary_without_keys():
-    from gbxfs.formats.pak.info import summary
+    from gbxfs.cli.info_pak import summary
     s = summary("X.Pack.Gbx", _pack(18, 2))
     assert s["table"] == "default key (public)" and s["files"] == 24
     assert (s["public_files"], s["need_key"]) == (16, 8) and "error" not in s

@@ -1,6 +1,6 @@
-"""The ManiaPlanet/TM2020 pack view (.Pack.Gbx, "NadeoPak" versions 6-18).
+"""A ManiaPlanet/TM2020 pack (.Pack.Gbx, "NadeoPak" versions 6-18) as a folder.
 
-    open_pack(name, source, ctx) -> Dir
+    open_pack_gbx(name, source, ctx) -> Dir
 
 The folder holds pack-info.txt (the plain header, how the file table is
 stored, the key used, what is readable), pack.xml when the header has XML,
@@ -13,13 +13,15 @@ error.txt saying so. Nothing here ever fails the mount.
 from __future__ import annotations
 
 from gbxfs.formats.pak import packgbx
+from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
-from gbxfs.tree.pakinfo import key_lines, typed_lines
-from gbxfs.tree.paknames import typed_renames
-from gbxfs.tree.pakview import ERROR_NAME, ERROR_XATTR, _build_tree, _error_dir, lookup_key
+from gbxfs.tree.pak.entries import build_tree
+from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, error_dir, key_lines, typed_lines
+from gbxfs.tree.pak.keys import lookup_key
+from gbxfs.tree.pak.names import typed_renames
 from gbxfs.tree.source import ByteSource
 
 PACK_INFO_NAME = "pack-info.txt"
@@ -55,12 +57,12 @@ def render_pack_info(header: packgbx.PackHeader, arc: PackArchive | None, ks, er
     return "\n".join(lines) + "\n"
 
 
-def open_pack(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
+def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
     mtime = source.mtime_ns
     try:
         header = read_pack_header(source.read_at, source.size)
     except PakError as e:
-        return _error_dir(name, f"pack = {name}\nstatus = unreadable\n", e.reason, mtime)
+        return error_dir(name, f"pack = {name}\nstatus = unreadable\n", e.reason, mtime)
     key, ks = lookup_key(name, source, ctx)
     arc, error = None, None
     try:
@@ -78,6 +80,14 @@ def open_pack(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
         d = Dir(name, children=kids, mtime_ns=mtime)
         d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")
     else:
-        d = Dir(name, load=lambda: kids + _build_tree(arc, ctx, mtime), mtime_ns=mtime)
+        d = Dir(name, load=lambda: kids + build_tree(arc, ctx, mtime), mtime_ns=mtime)
     d.xattrs["user.pak.version"] = str(header.version).encode()
     return d
+
+
+def probe_pack_gbx(name: str, source: ByteSource) -> bool:
+    """A *.Pack.Gbx that really is a NadeoPak (version 6+)."""
+    try:
+        return peek_version(source.read_at, source.size) >= 6
+    except (PakError, OSError):
+        return False

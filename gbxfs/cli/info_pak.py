@@ -9,22 +9,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gbxfs.formats.pak import packgbx, packlist
+from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import PakArchive, peek_version
 from gbxfs.formats.pak.archive6 import PackArchive
 from gbxfs.formats.pak.errors import PakError
-
-
-def _packlist_beside(path: str) -> str | None:
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return None
-    for n in names:
-        if n.lower() == "packlist.dat":
-            return os.path.join(folder, n)
-    return None
+from gbxfs.tree.pak.keys import packlist_beside, read_packlist
 
 
 def _pack_table(out: dict[str, Any], read_at, size: int) -> dict[str, Any]:
@@ -59,14 +48,12 @@ def summary(path: str, data: bytes) -> dict[str, Any]:
                    author=h.author.login if h.author else None, title_id=h.title_id,
                    comment=h.comment, included_packs=len(h.included), header_size=h.header_size)
         return _pack_table(out, read_at, len(data))
-
-    pl_path = _packlist_beside(path)
+    pl_path = packlist_beside(path)
     out["packlist"] = pl_path
     if pl_path is None:
         return {**out, "error": "no packlist.dat beside the pak: its header is encrypted"}
     try:
-        with open(pl_path, "rb") as f:
-            pl = packlist.parse(f.read(1 << 20))
+        pl = read_packlist(pl_path)
     except (OSError, PakError) as e:
         return {**out, "error": f"packlist.dat unreadable: {e}"}
     out["packlist_signature_ok"] = pl.signature_ok

@@ -8,7 +8,9 @@ Two stages, so that listing a GBX folder costs only the header:
 - `body()`: the decompressed body and its node walk, on first access to
   anything that needs it (body/, ghost files, embedded/, info.txt's status).
 
-Each stage is computed at most once per source while cached: results live in
+Each stage is computed at most once per source while cached, however many
+threads ask at the same time (ByteLRU.get_or_make waits for the one making
+it): results live in
 ctx.cache (a byte-bounded LRU) under a key holding the source object itself
 (sources compare by identity, so two files never share an entry), with a cost
 estimated from what the result keeps alive: bytes, and the Python objects of
@@ -18,15 +20,15 @@ parse alive, and with them the whole file's bytes, at no cost to the cache.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gbxfs.formats.gbx.body import read_body
+from gbxfs.formats.gbx.body import BodyData, read_body
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.header import GbxHeader, parse_header
+from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.gbx.nodes import walk_body as nodes_walk
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx.ghostfiles import all_nodes
 from gbxfs.tree.source import ByteSource
 
 HEADER_PROBE = 64 * 1024      # most headers (thumbnail included) fit in the first 64 KiB
@@ -49,13 +51,12 @@ class ParsedBody:
     body_compressed: bool = False
     compressed_size: int | None = None
     _all: list[Any] | None = field(default=None, repr=False)
-    _problems: list[Any] | None = field(default=None, repr=False)   # error.txt lines, see gbxview
+    _problems: list[Any] | None = field(default=None, repr=False)   # error.txt lines, see errors.py
 
     def all_nodes(self) -> list[Any]:
         """Every node, nested ones included, in reading order (computed once:
         node folders and chunk files look their node up here on every read)."""
         if self._all is None:
-            from gbxfs.tree.gbx_ghostfiles import all_nodes
             self._all = all_nodes(self.nodes)
         return self._all
 
@@ -69,7 +70,6 @@ class GbxParse:
         self.ctx = ctx
         self.header_bytes = header_bytes
         self.source_error = source_error      # the bytes cannot be verified (pak): body unavailable
-        self._lock = threading.Lock()
 
     # -- raw bytes -------------------------------------------------------------------------
     def data(self) -> bytes:
@@ -133,31 +133,32 @@ class GbxParse:
             out.status = "failed"
             out.errors.append(_bare(e.add_context(where="body")))
             return out, 1024
-        out.body, out.body_compressed, out.compressed_size = b.data, b.compressed, b.compressed_size
         if not b.data:
-            out.status = "absent"
-            return out, 1024
-        walk_body(h, b.data, out)
-        cost, limit = body_cost(out), self.ctx.cache.max_bytes
-        if cost > limit:
-            # The cache would drop it at once, and every chunk file read would parse
-            # the whole body again: say so once instead (bounded memory, no loop).
-            return too_large(cost, limit), 1024
-        return out, cost
+            return _with_body(out, b), 1024
+        result = nodes_walk(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
+                            externals=h.refs.by_node_index() if h.refs else None)
+        return parsed_body(b, result, self.ctx.cache.max_bytes)
+
+    def seed_body(self, b: BodyData, result: Any) -> None:
+        """Take the body and its node walk from a parse done elsewhere (the pass
+        that verified a pak entry walked it already), instead of walking it again."""
+        self.ctx.cache.get_or_make(("gbx.body", self.source),
+                                   lambda: parsed_body(b, result, self.ctx.cache.max_bytes))
 
 
-def too_large(cost: int, limit: int) -> ParsedBody:
-    out = ParsedBody(status="unavailable")
-    out.errors.append(GbxError(
-        f"the parsed body needs about {cost >> 20} MiB of memory, more than the whole cache "
-        f"({limit >> 20} MiB): not shown (mount option cache_mb raises the cache)", where="body"))
+def _with_body(out: ParsedBody, b: BodyData) -> ParsedBody:
+    out.body, out.body_compressed, out.compressed_size = b.data, b.compressed, b.compressed_size
+    if not b.data:
+        out.status = "absent"
     return out
 
 
-def walk_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:
-    """Run the core's node walker over `body`, filling out.nodes/status/errors."""
-    result = nodes_walk(body, class_id=header.raw_class_id, text=header.text, num_nodes=header.num_nodes,
-                        externals=header.refs.by_node_index() if header.refs else None)
+def parsed_body(b: BodyData, result: Any, limit: int) -> tuple[ParsedBody, int]:
+    """The cached form of a body and the core's node walk over it (BodyResult),
+    with its cost."""
+    out = _with_body(ParsedBody(), b)
+    if not b.data:
+        return out, 1024
     out.nodes = list(result.nodes)
     out.status = result.status
     if result.error is not None:
@@ -166,6 +167,20 @@ def walk_body(header: GbxHeader, body: bytes, out: ParsedBody) -> None:
         _bare(n.error)
         for c in n.chunks:
             _bare(c.error)
+    cost = body_cost(out)
+    if cost > limit:
+        # The cache would drop it at once, and every chunk file read would parse
+        # the whole body again: say so once instead (bounded memory, no loop).
+        return too_large(cost, limit), 1024
+    return out, cost
+
+
+def too_large(cost: int, limit: int) -> ParsedBody:
+    out = ParsedBody(status="unavailable")
+    out.errors.append(GbxError(
+        f"the parsed body needs about {cost >> 20} MiB of memory, more than the whole cache "
+        f"({limit >> 20} MiB): not shown (mount option cache_mb raises the cache)", where="body"))
+    return out
 
 
 # Per-object costs for body_cost, from tracemalloc measurements over the corpus

@@ -4,7 +4,7 @@ Names are a contract (SPEC §1): the 8-digit upper-case chunk id, then the
 chunk's short name when one is known, made safe for a file name.
 
 The files keep no chunk: they get it again from the cached parse through
-`get()` when read (see gbx_cached), so a listed folder of thousands of chunks
+`get()` when read (see gbxfs/tree/cached.py), so a listed folder of thousands of chunks
 costs a few hundred bytes per file, not the chunks' bytes and values.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Callable, Hashable
 from gbxfs.formats.gbx.model import Chunk
 from gbxfs.formats.gbx.dump import dump_values
 from gbxfs.tree.cache import ByteLRU
-from gbxfs.tree.gbx_cached import CachedFile, ParsedBytesFile
+from gbxfs.tree.cached import CachedFile, ParsedBytesFile
 from gbxfs.tree.model import Entry
 
 # header chunks whose payload is an XML document (map and replay "Community" chunks)

@@ -1,9 +1,24 @@
-"""The text of a pak's .pak-info.txt: `name = value` lines (SPEC §1)."""
+"""What a pak folder says about itself: the text of .pak-info.txt
+(`name = value` lines) and the folder shown when a pak cannot be opened."""
 from __future__ import annotations
 
 from typing import Any
 
 from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.model import BytesFile, Dir
+
+INFO_NAME = ".pak-info.txt"
+ERROR_NAME = "error.txt"
+ERROR_XATTR = "user.gbxfs.error"
+
+
+def error_dir(name: str, info: str, error: str, mtime: int) -> Dir:
+    """A pak that cannot be opened: its info text and error.txt, never a failure."""
+    d = Dir(name, children=[BytesFile(INFO_NAME, info.encode("utf-8", "replace")),
+                            BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"))],
+            mtime_ns=mtime)
+    d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")
+    return d
 
 
 def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | None,
@@ -53,7 +68,7 @@ def key_lines(keysrc: Any) -> list[str]:
 
 
 def typed_lines(typed: list | None) -> list[str]:
-    """Entries shown under a typed name (tree/paknames.py): shown <- stored."""
+    """Entries shown under a typed name (tree/pak/names.py): shown <- stored."""
     if not typed:
         return []
     lines = [f"typed_names = {len(typed)}"]

@@ -18,7 +18,7 @@ from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Node
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.dump import dump_lines
-from gbxfs.tree.gbx_cached import CachedFile, LazySliceSource, ParsedBytesFile
+from gbxfs.tree.cached import CachedFile, LazySliceSource, ParsedBytesFile
 from gbxfs.tree.model import Entry
 
 REPLAY_MAP = 0x03093002

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.tree.gbx_parse import ParsedBody, ParsedHeader
+from gbxfs.tree.gbx.parse import ParsedBody, ParsedHeader
 
 
 def _lines(pairs: list[tuple[str, object]]) -> bytes:

@@ -1,4 +1,4 @@
-"""The GBX folder view (SPEC §1): every *.gbx shown as a folder of its parts.
+"""The GBX folder view: every *.gbx shown as a folder of its parts.
 
     open_gbx(name, source, ctx, header_bytes=None, error=None) -> Dir
 
@@ -12,8 +12,8 @@
 
 Laziness: listing the folder parses the header only. body/, the ghost files,
 embedded/ and info.txt's body status parse the body on first use; parsed
-results live in ctx.cache (see gbx_parse), and so do the generated files'
-bytes and the listings of header/ and body/nodes/ (see gbx_cached): the tree
+results live in ctx.cache (see parse.py), and so do the generated files'
+bytes and the listings of header/ and body/nodes/ (see gbxfs/tree/cached.py): the tree
 itself keeps no chunk bytes, so memory stays bounded by the cache however
 many files are browsed. Which entries exist is decided
 from the header (class id, header chunks), so that listing never needs the
@@ -26,18 +26,19 @@ been parsed).
 from __future__ import annotations
 
 import errno
-import threading
 from typing import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.thumbnail import flip_jpeg, split_thumbnail_chunk
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx_cached import CachedDir, CachedFile, ParsedBytesFile
-from gbxfs.tree.gbx_chunkfiles import chunk_files
-from gbxfs.tree.gbx_ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
-from gbxfs.tree.gbx_info import describe, render_info, render_refs
-from gbxfs.tree.gbx_parse import GbxParse, ParsedBody, _bare
-from gbxfs.tree.model import Dir, Entry, RenderedFile, SourceFile
+from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
+from gbxfs.tree.gbx.chunkfiles import chunk_files
+from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
+from gbxfs.tree.gbx.embedded import embedded_entries
+from gbxfs.tree.gbx.errors import Problems
+from gbxfs.tree.gbx.info import render_info, render_refs
+from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.model import Dir, Entry, SourceFile
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = 0x03093000, 0x03092000, 0x03043000
@@ -50,61 +51,23 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
 
 
 class GbxFolder(Dir):
-    __slots__ = ("p", "_errors", "_error_file", "_elock", "_header_errors")
+    __slots__ = ("p", "problems")
 
     def __init__(self, name: str, p: GbxParse):
         super().__init__(name, load=self._list_root, mtime_ns=p.source.mtime_ns)
         self.p = p
-        self._errors: dict[str, BaseException] = {}   # problems found by derived files
-        self._error_file: tuple[int, Entry] | None = None
-        self._elock = threading.Lock()
-        self._header_errors: list[tuple[str, BaseException]] = []   # last seen, for when the cache lost it
+        self.problems = Problems(p)
         ph = p.header()
         if ph.header is not None:
             self.xattrs["user.gbx.class_id"] = f"{ph.header.class_id:08X}".encode()
 
-    # -- error.txt: present whenever a problem is known ------------------------------------
     def note_error(self, what: str, e: BaseException) -> None:
-        with self._elock:
-            self._errors.setdefault(what, _bare(e))   # no traceback: it would keep the parse alive
-
-    def known_errors(self) -> list[tuple[str, BaseException]]:
-        p = self.p
-        out: list[tuple[str, BaseException]] = []
-        if p.source_error:
-            out.append(("file bytes", GbxError(f"cannot be verified: {p.source_error}")))
-        # peeks only, never a parse: the FUSE layer lists a loaded folder on its event loop
-        ph = p.ctx.cache.get(("gbx.header", p.source))
-        if ph is not None:
-            found: list[tuple[str, BaseException]] = []
-            if ph.error is not None:
-                found.append(("header", ph.error))
-            elif ph.header is not None:
-                found += [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in ph.header.chunks
-                          if c.error is not None]
-            self._header_errors = found
-        out += self._header_errors
-        pb = p.ctx.cache.get(("gbx.body", p.source))
-        if pb is not None:
-            out += _body_problems(pb)
-        with self._elock:
-            out += list(self._errors.items())
-        # one failure is recorded on the chunk, its node and the body alike: list it once
-        seen: set[int] = set()
-        return [(w, e) for w, e in out if not (id(e) in seen or seen.add(id(e)))]
+        self.problems.note(what, e)
 
     def children(self) -> Mapping[str, Entry]:
         kids = super().children()
-        errs = self.known_errors()
-        if not errs:
-            return kids
-        with self._elock:
-            if self._error_file is None or self._error_file[0] != len(errs):
-                text = "".join(describe(w, e) + "\n" for w, e in errs)
-                f = RenderedFile("error.txt", lambda t=text: t.encode("utf-8", "replace"))
-                self._error_file = (len(errs), f)
-                self.xattrs["user.gbxfs.error"] = str(errs[0][1]).encode("utf-8", "replace")
-            return {**kids, "error.txt": self._error_file[1]}
+        error_file = self.problems.error_file(self.xattrs)
+        return kids if error_file is None else {**kids, "error.txt": error_file}
 
     # -- the folder ------------------------------------------------------------------------
     def _key(self, *what) -> tuple:
@@ -260,7 +223,6 @@ class GbxFolder(Dir):
 
     # -- embedded ----------------------------------------------------------------------------
     def _embedded(self) -> list[Entry]:
-        from gbxfs.tree.gbx_embedded import embedded_entries
         pb = self.p.body()
         if not pb.nodes:
             return []
@@ -281,22 +243,6 @@ class GbxFolder(Dir):
 
 def _comments_bytes(comments: str) -> bytes:
     return (comments.rstrip("\n") + "\n").encode("utf-8")
-
-
-def _body_problems(pb: ParsedBody) -> list[tuple[str, BaseException]]:
-    """The body's errors for error.txt, found once per parse (a large map has
-    thousands of chunks, and the folder asks on every listing)."""
-    found = pb._problems
-    if found is None:
-        found = [("body", e) for e in pb.errors]
-        for n in pb.nodes:
-            if n.error is not None:
-                found.append((f"node {n.index} ({n.class_name or f'{n.class_id:08X}'})", n.error))
-            for c in n.chunks:
-                if c.error is not None:
-                    found.append((f"chunk {c.chunk_id:08X} of node {n.index}", c.error))
-        pb._problems = found
-    return found
 
 
 def _decode_header(h) -> None:
