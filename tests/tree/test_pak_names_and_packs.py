@@ -159,3 +159,17 @@ def test_extract_a_pack_without_key_writes_public_files_and_reports_the_rest(tmp
     assert "not public" in capsys.readouterr().err
     assert extract.main([str(src), str(tmp_path / "all"), "-q", "--packlist", str(src / "keys.txt")]) == 0
     assert (tmp_path / "all/Data.Pack.Gbx/Data/Sub/raw0000.bin").read_bytes() == RAW
+
+
+def test_gbxfs_ls_shows_typed_names_and_gbx_folders(tmp_path):
+    import subprocess
+    folder = _v3_folder(tmp_path)
+    res = subprocess.run([sys.executable, "-m", "gbxfs", "ls", str(folder / "Game.pak/Game/Media")],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    shown = res.stdout.split()
+    assert f"{HASH_GBX}.Clip.Gbx/" in shown and "NoFeed.Clip.Gbx/" in shown     # folders end in /
+    assert f"{HASH_DDS}.dds" in shown and HASH_UNKNOWN in shown
+    res = subprocess.run([sys.executable, "-m", "gbxfs", "ls", str(folder / "Game.pak/Game/Media/NoFeed.Clip.Gbx")],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0 and "original.gbx" in res.stdout.split()
