@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "formats" / "pak"))
-from pack6_kit import FOLDERS, GBX, KEY, RAW, combo_files  # noqa: E402
+from pack6_kit import FOLDERS, GBX, KEY, RAW, combo_files, needs_lz4  # noqa: E402
 from pak_testkit import make_test_decls  # noqa: E402
 
 from gbxfs.cli import extract  # noqa: E402
@@ -21,7 +21,6 @@ from gbxfs.tree.pak.entries import PakEntryFile, PakGbxDir  # noqa: E402
 from gbxfs.tree.root import build_tree  # noqa: E402
 from gbxfs.tree.walk import resolve  # noqa: E402
 
-lz4 = pytest.importorskip("lz4.block")   # a declared dependency; version 18 packs need it
 DECLS = make_test_decls()
 HASH_GBX = "0A1B2C3D4E5F60718293A4B5C6D7E8F901"     # 34 hex digits, like the game's hashed names
 HASH_DDS = "77665544332211000FFEEDDCCBBAA99887"
@@ -94,6 +93,7 @@ def test_stored_names_when_typing_is_off(tmp_path):
 
 
 def _packs(tmp_path, version: int, header_flags: int) -> Path:
+    needs_lz4(version)
     files = combo_files(PackFile) + [PackFile(f"Data/{HASH_DDS}", RAW, class_id=DDS, public=True)]
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "Data.Pack.Gbx").write_bytes(build_pack(files, version=version, key=KEY, header_flags=header_flags,

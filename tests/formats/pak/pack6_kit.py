@@ -16,6 +16,14 @@ FOLDERS = ["Data", "Data/Sub", "Data/Third"]       # third name > 4 chars: the f
 M64 = (1 << 64) - 1
 
 
+def needs_lz4(version: int) -> None:
+    """Version 18 packs need the lz4 package (a declared dependency): without
+    it only their tests skip, with the reason."""
+    if version >= 18:
+        import pytest
+        pytest.importorskip("lz4.block")
+
+
 def feeding_gbx(seed: int, children: int = 8) -> bytes:
     """A test-chunk GBX whose nodes feed ivXor on several pages."""
     return random_body(seed, children).bytes()

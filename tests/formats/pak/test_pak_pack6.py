@@ -8,8 +8,8 @@ import struct
 
 import pytest
 
-from pack6_kit import (FOLDERS, GBX, KEY, RAW, combo_files, expected, feeding_gbx, ref_decrypt_v12,
-                       ref_ecb16)
+from pack6_kit import (FOLDERS, GBX, KEY, RAW, combo_files, expected, feeding_gbx, needs_lz4,
+                       ref_decrypt_v12, ref_ecb16)
 from pak_testkit import make_test_decls
 
 from gbxfs.formats.pak import keyfile, packgbx
@@ -23,10 +23,10 @@ from gbxfs.formats.pak.stream import EncryptedStream
 from gbxfs.formats.pak.writer6 import PackFile, build_pack, build_plain_header
 
 DECLS = make_test_decls()
-lz4 = pytest.importorskip("lz4.block")  # a declared dependency (pyproject); version 18 needs it
 
 
 def _pack(version: int, header_flags: int, files=None, **kw) -> bytes:
+    needs_lz4(version)
     return build_pack(files if files is not None else combo_files(PackFile), version=version, key=KEY,
                       header_flags=header_flags, folders=FOLDERS, decls=DECLS, **kw)
 
@@ -160,6 +160,7 @@ def test_no_dummy_write_entry_has_no_feeds():
 
 
 def test_lz4_blocks_link_to_the_preset_dictionary_and_each_other():
+    needs_lz4(18)
     from gbxfs.formats.pak.lz4blocks import deflate, inflate, preset_dictionary
     d = preset_dictionary()
     assert len(deflate(d[:600])) < 40                 # found in the preset dictionary
