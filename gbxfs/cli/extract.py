@@ -1,8 +1,10 @@
 """gbxfs extract SOURCE DEST: unpack paks into real files.
 
-SOURCE is a .pak or a folder holding paks (with packlist.dat beside them,
-or --packlist FILE). DEST receives <Pak>.pak/<path inside the pak> with
-every file's original bytes (GBX files as plain files). Entries are streamed
+SOURCE is a .pak / .Pack.Gbx or a folder holding them (with packlist.dat
+beside them, or --packlist FILE: a packlist.dat or a key file). DEST receives
+<Pak>/<path inside the pak> with every file's original bytes (GBX files as
+plain files) under its stored name; --typed-names gives hashed names the
+extension their class implies, as the mount shows them. Entries are streamed
 in pieces into a temporary file that is renamed only once the entry is
 verified, so memory stays bounded and no unverified file is left behind.
 Nothing under DEST is followed: folders are opened relative to their parent
@@ -46,9 +48,12 @@ class Report:
             print(what)
 
 
+PACK_SUFFIXES = (".pak", ".pack.gbx")
+
+
 def find_paks(source: str) -> list[str]:
     if os.path.isdir(source):
-        names = sorted(n for n in os.listdir(source) if n.lower().endswith(".pak"))
+        names = sorted(n for n in os.listdir(source) if n.lower().endswith(PACK_SUFFIXES))
         return [os.path.join(source, n) for n in names if os.path.isfile(os.path.join(source, n))]
     return [source]
 
@@ -197,6 +202,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("source", help="a .pak file or a folder of paks")
     p.add_argument("dest", help="destination folder")
     p.add_argument("--packlist", metavar="FILE", help="packlist.dat with the keys (default: next to the paks)")
+    p.add_argument("--typed-names", action="store_true",
+                   help="name hashed entries with the extension their class implies (as the mount does)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not list the files written")
     try:
         args = p.parse_args(argv)
@@ -219,9 +226,9 @@ def main(argv: list[str]) -> int:
         finally:
             src.close()
     if not paks:
-        print(f"gbxfs extract: {args.source}: no .pak files found", file=sys.stderr)
+        print(f"gbxfs extract: {args.source}: no .pak or .Pack.Gbx files found", file=sys.stderr)
         return EXIT_NOT_FOUND
-    ctx = TreeContext(gbx_mode="file",
+    ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names,
                       packlist_path=os.path.abspath(args.packlist) if args.packlist else None)
     rep = Report(args.quiet)
     for pak in paks:

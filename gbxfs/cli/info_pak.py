@@ -11,8 +11,24 @@ from typing import Any
 
 from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import PakArchive, peek_version
+from gbxfs.formats.pak.archive6 import PackArchive
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.pak.keys import packlist_beside, read_packlist
+
+
+def _pack_table(out: dict[str, Any], read_at, size: int) -> dict[str, Any]:
+    """What a version 6+ pack shows without any key (keys: the mount's --packlist)."""
+    try:
+        arc = PackArchive(read_at, size, None)
+    except PakError as e:   # the header summary stands; say why no table
+        return {**out, "table_error": e.reason}
+    out["table"] = arc.header_mode
+    if arc.table is None:
+        return {**out, "table_error": arc.table_error}
+    files = arc.files
+    out.update(files=len(files), public_files=sum(1 for f in files if not f.encrypted),
+               need_key=sum(1 for f in files if f.encrypted), total_size=sum(f.size for f in files))
+    return out
 
 
 def summary(path: str, data: bytes) -> dict[str, Any]:
@@ -31,7 +47,7 @@ def summary(path: str, data: bytes) -> dict[str, Any]:
         out.update(pack="ManiaPlanet", checksum=h.checksum.hex(), decrypt_flags=h.decrypt_flags,
                    author=h.author.login if h.author else None, title_id=h.title_id,
                    comment=h.comment, included_packs=len(h.included), header_size=h.header_size)
-        return out
+        return _pack_table(out, read_at, len(data))
     pl_path = packlist_beside(path)
     out["packlist"] = pl_path
     if pl_path is None:

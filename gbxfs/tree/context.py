@@ -11,6 +11,9 @@ from gbxfs.tree.cache import ByteLRU
 class TreeContext:
     # "folder": *.gbx files are shown as folders; "file": as plain files (unpacked view)
     gbx_mode: str = "folder"
+    # pak entries with a hashed (extension-less) name shown as <name>.<extension of their
+    # class> (tree/pak/names.py); extract keeps stored names unless --typed-names
+    typed_names: bool = True
     # byte-bounded cache shared by all views for parsed results and decoded data
     cache: ByteLRU = field(default_factory=lambda: ByteLRU(256 * 1024 * 1024))
     # override for packlist.dat (--packlist FILE); None: the one next to the paks

@@ -95,3 +95,18 @@ def chunk_name(chunk_id: int, header: bool = False) -> str | None:
 def feed_id(class_id: int) -> int | None:
     """The 4-byte value a node of this class feeds into a pak's ivXor (None: unknown)."""
     return _feeds().get(class_id & CLASS_MASK)
+
+
+@functools.cache
+def _extensions() -> dict[int, tuple[str, str, str]]:
+    return {int(r[0], 16): (r[1], r[2], r[3]) for r in _table("extensions")}
+
+
+def class_extension(class_id: int, new: bool = False) -> tuple[str, str] | None:
+    """(kind, extension) a class implies for a file whose name carries none:
+    kind "gbx" (extension like "Texture.Gbx") or "raw" ("dds"). `new`: the
+    ManiaPlanet-era extension where it changed (Challenge.Gbx -> Map.Gbx)."""
+    row = _extensions().get(remap(class_id) & CLASS_MASK)
+    if row is None:
+        return None
+    return row[0], row[2] if new else row[1]

@@ -124,7 +124,9 @@ class PakEntry:
         if self.size > MAX_GBX_ENTRY:
             raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
         stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
-        res = run_gbx_pass(stream, self.size, self.rec.compressed, decls=self._decls)
+        source = self._gbx_source(stream)
+        res = run_gbx_pass(stream, self.size, self.rec.compressed and source is None, decls=self._decls,
+                           source=source)
         data, res.data = res.data, b""   # the report stays; the bytes are the cache's to keep
         walk, res.walk = res.walk, None
         self.gbx = res
@@ -133,6 +135,10 @@ class PakEntry:
         self._folds = res.folds
         self._cache.put((self._token, "gbx"), data, len(data))
         return data, walk
+
+    def _gbx_source(self, stream):
+        """A pull source for the GBX pass other than the zlib/page ones (None: those)."""
+        return None
 
     def _inflater(self) -> SeekableInflate:
         if self._inflate is None:

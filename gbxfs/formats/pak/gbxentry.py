@@ -52,11 +52,16 @@ class GbxWalk:
     result: Any                          # gbxfs.formats.gbx.nodes.BodyResult
 
 
-def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None) -> GbxPass:
+def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None, source: Any = None) -> GbxPass:
     """Parse the entry of `size` plain bytes from `stream` (fetch/feed),
     feeding as the game does. Works over EncryptedStream (reading) and
-    EncryptingStream (writing)."""
-    src = GameInflater(stream, size) if compressed else PageReader(stream, size)
+    EncryptingStream (writing). `source`: a pull source over `stream` other
+    than the zlib/page ones (version 18 LZ4); it is judged like a stored
+    entry (LZ4 has no checksum: only an exact, complete parse proves it)."""
+    if source is not None:
+        src = source
+    else:
+        src = GameInflater(stream, size) if compressed else PageReader(stream, size)
     res = GbxPass(b"", False, None)
 
     def on_node(class_id: int) -> None:

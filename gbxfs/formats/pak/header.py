@@ -26,6 +26,9 @@ FOLDER_MIN = 8           # i32 parent + u32 name length
 FILE_MIN = 4 + 4 + 28    # i32 folder + u32 name length + fixed fields
 COMPRESSED_FLAGS = 0x7C
 NO_FEED_FLAG = 0x100000000
+PACK_COMPRESSED_FLAGS = 0x3C        # version 6+ (GBX.NET.PAK's Pak6 reader)
+PUBLIC_FILE_FLAG = 0x2000000000000
+FORCE_NO_CRYPT_FLAG = 0x4000000000000
 
 _FILE_FIXED = struct.Struct("<5IQ")
 
@@ -50,6 +53,9 @@ class PakFileRecord:
     offset: int               # relative to dataOffset
     class_id: int
     flags: int
+    version: int = 3              # pak version (6+: ManiaPlanet/TM2020 packs)
+    checksum: bytes | None = None  # version 14+: a 16-byte per-file checksum (meaning not public)
+    size2: int | None = None       # version 17+: one more size field (meaning not public)
 
     @property
     def path(self) -> str:
@@ -57,12 +63,18 @@ class PakFileRecord:
 
     @property
     def compressed(self) -> bool:
-        return bool(self.flags & COMPRESSED_FLAGS)
+        return bool(self.flags & (COMPRESSED_FLAGS if self.version < 6 else PACK_COMPRESSED_FLAGS))
+
+    @property
+    def encrypted(self) -> bool:
+        """Version 6+ files flagged PublicFile or ForceNoCrypt are stored in clear."""
+        return self.version < 6 or not self.flags & (PUBLIC_FILE_FLAG | FORCE_NO_CRYPT_FLAG)
 
     @property
     def feeds(self) -> bool:
-        """Embedded GBX nodes feed ivXor unless the "no dummy write" bit is set."""
-        return not self.flags & NO_FEED_FLAG
+        """Embedded GBX nodes feed ivXor unless the "no dummy write" bit is set
+        (and only where there is a cipher to feed)."""
+        return not self.flags & NO_FEED_FLAG and self.encrypted
 
 
 @dataclass

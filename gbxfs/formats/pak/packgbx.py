@@ -1,6 +1,6 @@
 """ManiaPlanet packs (.Pack.Gbx, "NadeoPak" version 6 and later): the plain
-header fields the PAK seed lists. The content after them is encrypted with
-keys that are not public, so only the header is read.
+header fields the PAK seed lists. What follows them (file table, files) is
+read by archive6.
 """
 from __future__ import annotations
 
@@ -177,5 +177,4 @@ def render(h: PackHeader) -> str:
         if p.include_depth is not None:
             lines.append(f"    include_depth = {p.include_depth}")
     lines.append(f"header_size = {h.header_size}")
-    lines.append("content = encrypted (keys not public): not shown")
     return "\n".join(lines) + "\n"

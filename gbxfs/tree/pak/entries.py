@@ -1,5 +1,6 @@
 """A pak's entries in the tree: plain files read through the archive, embedded
-GBX files as folders, and the folders of the file table.
+GBX files as folders (every *.gbx entry, "no dummy write" ones included), and
+the folders of the file table. Hashed names are shown typed (tree/pak/names.py).
 
 Entries are files with the exact size of the file table, decrypted and
 verified on first read; a folder shows error.txt once one of its entries is
@@ -19,6 +20,7 @@ from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME
+from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR, typed_renames
 
 
 class PakEntrySource:
@@ -55,7 +57,7 @@ class PakEntryFile(SourceFile):
     # made from the record when asked: a dict per entry would cost ~250 bytes per file
     @property
     def xattrs(self):  # type: ignore[override]
-        return _record_xattrs(self.source.entry.rec)
+        return _record_xattrs(self.source.entry.rec, self.name)
 
     @xattrs.setter
     def xattrs(self, value) -> None:
@@ -147,8 +149,12 @@ class PakFolder(Dir):
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
 
 
-def _record_xattrs(rec) -> dict[str, bytes]:
-    return {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode()}
+def _record_xattrs(rec, shown_name: str) -> dict[str, bytes]:
+    xattrs = {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode(),
+              CLASS_XATTR: f"{rec.class_id:08X}".encode()}
+    if shown_name != rec.parts[-1]:     # typed from the class, or made unique
+        xattrs[STORED_NAME_XATTR] = rec.parts[-1].encode("utf-8", "replace")
+    return xattrs
 
 
 def _unique(name: str, taken: Mapping[str, object], reserved: frozenset[str] = frozenset()) -> str:
@@ -198,18 +204,19 @@ def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
 
     for folder in arc.folders:
         node(folder.parts)
+    gbx_folders = ctx.gbx_mode == "folder"
+    typed = {id(rec): t for rec, t in typed_renames(arc, ctx.typed_names)}
     for rec in arc.files:
         if rec.parts:
             d = node(rec.parts[:-1])
-            d.shown[_unique(rec.parts[-1], d.shown, d.reserved)] = rec
-
-    gbx_folders = ctx.gbx_mode == "folder"
+            d.shown[_unique(typed.get(id(rec)) or rec.parts[-1], d.shown, d.reserved)] = rec
 
     def file_entry(name: str, rec) -> tuple[Entry, PakEntry]:
         entry = arc.entry(rec)
-        if gbx_folders and name.lower().endswith(".gbx") and rec.feeds and rec.size:
+        # every GBX is a folder (SPEC 1), "no dummy write" (no feeds) entries too
+        if gbx_folders and name.lower().endswith(".gbx") and rec.size:
             e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
-            e.xattrs.update(_record_xattrs(rec))
+            e.xattrs.update(_record_xattrs(rec, name))
             return e, entry
         return PakEntryFile(name, entry, mtime_ns=mtime), entry
 

@@ -22,19 +22,13 @@ def error_dir(name: str, info: str, error: str, mtime: int) -> Dir:
 
 
 def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | None,
-                version: int | None = None) -> str:
+                version: int | None = None, typed: list | None = None) -> str:
     lines = [f"pak = {name}"]
     if arc is not None:
         version = arc.version
     if version is not None:
         lines.append(f"version = {version}")
-    if keysrc is not None:
-        lines.append(f"key.packlist = {keysrc.packlist_path or '(none)'}")
-        if keysrc.entry_name is not None:
-            lines.append(f"key.entry = {keysrc.entry_name}")
-        if keysrc.signature_ok is not None:
-            lines.append("key.packlist_signature = " + (
-                "ok" if keysrc.signature_ok else "BAD (HMAC-MD5 mismatch; keys used anyway)"))
+    lines += key_lines(keysrc)
     if arc is not None:
         h = arc.header
         lines += [
@@ -57,4 +51,26 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
             lines.append("metadata = " + ("ok" if meta.error is None else f"error: {meta.error}"))
     lines.append("status = " + ("ok" if error is None and (arc is None or arc.header.md5_ok)
                                 else f"error: {error or 'header MD5 mismatch'}"))
+    lines += typed_lines(typed)
     return "\n".join(lines) + "\n"
+
+
+def key_lines(keysrc: Any) -> list[str]:
+    if keysrc is None:
+        return []
+    lines = [f"key.packlist = {keysrc.packlist_path or '(none)'}"]
+    if keysrc.entry_name is not None:
+        lines.append(f"key.entry = {keysrc.entry_name}")
+    if keysrc.signature_ok is not None:
+        lines.append("key.packlist_signature = " + (
+            "ok" if keysrc.signature_ok else "BAD (HMAC-MD5 mismatch; keys used anyway)"))
+    return lines
+
+
+def typed_lines(typed: list | None) -> list[str]:
+    """Entries shown under a typed name (tree/pak/names.py): shown <- stored."""
+    if not typed:
+        return []
+    lines = [f"typed_names = {len(typed)}"]
+    lines += [f"  {'/'.join(rec.parts[:-1] + (t,))} <- {rec.name}" for rec, t in typed]
+    return lines

@@ -1,10 +1,11 @@
-"""Finding a pak's key: its packlist.dat entry (or --packlist), with where it
-came from for .pak-info.txt."""
+"""Finding a pak's key: its packlist.dat entry (or --packlist, which may also
+be a plain-text key file: formats/pak/keyfile.py), with where it came from
+for .pak-info.txt."""
 from __future__ import annotations
 
 import os
 
-from gbxfs.formats.pak import packlist
+from gbxfs.formats.pak import keyfile, packlist
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.source import ByteSource, read_regular
@@ -34,13 +35,21 @@ def find_packlist(source: ByteSource, ctx: TreeContext) -> str | None:
 PACKLIST_LIMIT = 1 << 20   # a real packlist is a few KiB
 
 
-def read_packlist(path: str) -> packlist.Packlist:
+def read_packlist(path: str) -> packlist.Packlist | keyfile.KeyFile:
+    """packlist.dat, or a key file when it is not one."""
     # only a regular file: a FIFO or device named packlist.dat is refused, never waited on
-    return packlist.parse(read_regular(path, PACKLIST_LIMIT))
+    data = read_regular(path, PACKLIST_LIMIT)
+    try:
+        return packlist.parse(data)
+    except PakError as e:
+        try:
+            return keyfile.parse(data)
+        except PakError:
+            raise e from None     # neither: report it as the packlist.dat it is named for
 
 
-def load_packlist(path: str, ctx: TreeContext) -> packlist.Packlist:
-    """Parsed packlist.dat, cached by path and modification time."""
+def load_packlist(path: str, ctx: TreeContext) -> packlist.Packlist | keyfile.KeyFile:
+    """Parsed packlist.dat (or key file), cached by path and modification time."""
     st = os.stat(path)
     key = ("pak.packlist", path, st.st_mtime_ns, st.st_size)
 
@@ -73,7 +82,7 @@ def lookup_key(name: str, source: ByteSource, ctx: TreeContext) -> tuple[bytes |
         ks.problem = f"packlist.dat unreadable: {e}"
         return None, ks
     ks.signature_ok = pl.signature_ok
-    entry = pl.find(name)
+    entry = pl.find(name) or pl.find(keyfile.pack_stem(name))
     if entry is None:
         ks.problem = f"packlist.dat has no entry for {name}"
         return None, ks

@@ -1,41 +1,86 @@
-"""A ManiaPlanet pack (.Pack.Gbx, NadeoPak version 6+) as a folder: its plain
-header in pack-info.txt (and pack.xml when present); the content stays closed.
+"""A ManiaPlanet/TM2020 pack (.Pack.Gbx, "NadeoPak" versions 6-18) as a folder.
 
     open_pack_gbx(name, source, ctx) -> Dir
+
+The folder holds pack-info.txt (the plain header, how the file table is
+stored, the key used, what is readable), pack.xml when the header has XML,
+and, wherever no secret key is missing, the pack's tree built exactly like a
+version 3 pak's (typed names, GBX folders). Files that need the pack's key
+are listed with their exact size and answer EIO; the error.txt of their
+folder says why. A pack whose table needs the key shows its header and an
+error.txt saying so. Nothing here ever fails the mount.
 """
 from __future__ import annotations
 
 from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import peek_version
+from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, Entry
-from gbxfs.tree.pak.info import error_dir
+from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
+from gbxfs.tree.pak.entries import build_tree
+from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, error_dir, key_lines, typed_lines
+from gbxfs.tree.pak.keys import lookup_key
+from gbxfs.tree.pak.names import typed_renames
 from gbxfs.tree.source import ByteSource
 
 PACK_INFO_NAME = "pack-info.txt"
-HEADER_READS = (64 << 10, 1 << 20, 16 << 20)   # pack headers: small, big, huge (seed: HeaderMaxSize)
+XML_NAME = "pack.xml"
+
+
+def render_pack_info(header: packgbx.PackHeader, arc: PackArchive | None, ks, error: str | None,
+                     typed: list | None = None) -> str:
+    lines = [packgbx.render(header).rstrip("\n")]
+    lines += key_lines(ks)
+    if arc is not None:
+        lines.append(f"table.storage = {arc.header_mode}")
+        t = arc.table
+        if t is not None:
+            files = t.files
+            lines += [
+                f"table.md5 = {t.stored_md5.hex()} ({'matches' if t.md5_v3_rule else 'differs from'}"
+                " the version 3 rule; not checked)",
+                f"table.flags = {t.flags:#x}",
+                "table.folder_feed = " + (f"applied ({t.folder_feed.hex()})" if t.folder_feed else "not applied"),
+                f"data_offset = {arc.data_offset}",
+                f"folders = {len(t.folders)}",
+                f"files = {len(files)}",
+                f"files.public = {sum(1 for f in files if not f.encrypted)}",
+                f"files.encrypted = {sum(1 for f in files if f.encrypted)}",
+                f"files.compressed = {sum(1 for f in files if f.compressed)}",
+                f"files.no_feed_flag = {sum(1 for f in files if f.flags & 0x100000000)}",
+                f"files.need_key = {sum(1 for f in files if f.encrypted) if arc.key is None else 0}",
+                f"files.total_size = {sum(f.size for f in files)}",
+            ]
+    lines.append("status = " + ("ok" if error is None else f"error: {error}"))
+    lines += typed_lines(typed)
+    return "\n".join(lines) + "\n"
 
 
 def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
-    """A ManiaPlanet pack: its plain header as text; the content stays closed."""
     mtime = source.mtime_ns
-    header, err = None, None
-    for n in HEADER_READS:
-        try:
-            header = packgbx.parse(source.read_at(0, min(n, source.size)))
-            break
-        except PakError as e:
-            err = e.reason
-            if n >= source.size:
-                break
-    if header is None:
-        return error_dir(name, f"pack = {name}\nstatus = unreadable\n", err or "unreadable", mtime)
-    kids: list[Entry] = [BytesFile(PACK_INFO_NAME, packgbx.render(header).encode("utf-8", "replace"),
-                                   mtime_ns=mtime)]
+    try:
+        header = read_pack_header(source.read_at, source.size)
+    except PakError as e:
+        return error_dir(name, f"pack = {name}\nstatus = unreadable\n", e.reason, mtime)
+    key, ks = lookup_key(name, source, ctx)
+    arc, error = None, None
+    try:
+        arc = PackArchive(source.read_at, source.size, key, cache=ctx.cache)
+        error = arc.table_error
+    except PakError as e:
+        error = e.reason
+    kids: list[Entry] = [RenderedFile(PACK_INFO_NAME, lambda: render_pack_info(
+        header, arc, ks, error, typed_renames(arc, ctx.typed_names) if arc and arc.table else None
+    ).encode("utf-8", "replace"), mtime_ns=mtime)]
     if header.xml:
-        kids.append(BytesFile("pack.xml", header.xml.encode("utf-8"), mtime_ns=mtime))
-    d = Dir(name, children=kids, mtime_ns=mtime)
+        kids.append(BytesFile(XML_NAME, header.xml.encode("utf-8"), mtime_ns=mtime))
+    if arc is None or arc.table is None:
+        kids.append(BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"), mtime_ns=mtime))
+        d = Dir(name, children=kids, mtime_ns=mtime)
+        d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")
+    else:
+        d = Dir(name, load=lambda: kids + build_tree(arc, ctx, mtime), mtime_ns=mtime)
     d.xattrs["user.pak.version"] = str(header.version).encode()
     return d
 

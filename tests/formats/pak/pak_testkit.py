@@ -13,6 +13,7 @@ checks the feed timing against the spec, not against itself.
 """
 from __future__ import annotations
 
+import random
 import struct
 import zlib
 
@@ -120,6 +121,22 @@ class GbxBuilder:
 def leaf_track(g: GbxBuilder, index: int, pad: int = 0) -> GbxBuilder:
     """A TRACK node with no children."""
     return g.new_node(index, TRACK).chunk(0x03078F01).pad(pad).u32(0).end()
+
+
+def random_body(seed: int, children: int) -> GbxBuilder:
+    """A GBX whose incompressible pads make a compressed entry span many pages,
+    with `children` child nodes (feeds) spread over them."""
+    rnd = random.Random(seed)
+    g = GbxBuilder(header_pad=37)
+    g.chunk(0x03079F01)
+    g.buf += (700).to_bytes(4, "little") + rnd.randbytes(700)
+    g.u32(children)
+    for i in range(1, children + 1):
+        g.new_node(i, TRACK).chunk(0x03078F01)
+        n = rnd.choice([5, 100, 600, 1300])
+        g.buf += n.to_bytes(4, "little") + rnd.randbytes(n)
+        g.u32(0).end()
+    return g.u32(0).end()
 
 
 # -- reference models ------------------------------------------------------------------------

@@ -3,11 +3,10 @@ pak_testkit (not against the reader itself): where each ivXor fold lands,
 and that the writer's ciphertext is exactly Nadeo CBC with those folds."""
 from __future__ import annotations
 
-import random
 import zlib
 
 import pytest
-from pak_testkit import (CLIP, TRACK, GbxBuilder, calc_ivxor_seed, feed_bytes, leaf_track,
+from pak_testkit import (CLIP, TRACK, GbxBuilder, random_body, calc_ivxor_seed, feed_bytes, leaf_track,
                          model_folds_compressed, model_folds_stored, make_test_decls, reference_encrypt)
 
 from gbxfs.formats.pak.archive import PakArchive
@@ -120,18 +119,7 @@ def test_compressed_feed_in_a_refill_that_reads_no_new_page():
 
 
 def _random_body(seed: int, children: int) -> GbxBuilder:
-    # incompressible pads: the compressed entry spans many pages
-    rnd = random.Random(seed)
-    g = GbxBuilder(header_pad=37)
-    g.chunk(0x03079F01)
-    g.buf += (700).to_bytes(4, "little") + rnd.randbytes(700)
-    g.u32(children)
-    for i in range(1, children + 1):
-        g.new_node(i, TRACK).chunk(0x03078F01)
-        n = rnd.choice([5, 100, 600, 1300])
-        g.buf += n.to_bytes(4, "little") + rnd.randbytes(n)
-        g.u32(0).end()
-    return g.u32(0).end()
+    return random_body(seed, children)
 
 
 def test_compressed_feeds_on_page_starts_and_folded():

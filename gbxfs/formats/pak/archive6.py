@@ -1,0 +1,126 @@
+"""A ManiaPlanet/TM2020 pack (.Pack.Gbx, "NadeoPak" versions 6-18), opened
+as far as the keys at hand allow.
+
+    arc = PackArchive(read_at, size, key_or_None)
+    arc.pack            # the plain header (packgbx.PackHeader), always
+    arc.table_error     # why the file table is not shown (private header, no key), else None
+    arc.files, arc.folders, arc.entry(rec)
+
+Without any key: the plain header always; the file table when the header
+is stored in clear or under the public default header key; the files
+flagged PublicFile/ForceNoCrypt. With the pack's key (packlist.dat entry or
+key file): everything else too.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from gbxfs.formats.pak import packgbx
+from gbxfs.formats.pak.archive import peek_version
+from gbxfs.formats.pak.cipher import BLOCK
+from gbxfs.formats.pak.cipher6 import header_encrypted, header_key, pack_key
+from gbxfs.formats.pak.entry import NoCache
+from gbxfs.formats.pak.entry6 import PackEntry
+from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.header import PakFileRecord
+from gbxfs.formats.pak.header6 import Pack6Table, PlainStream, read_table
+from gbxfs.formats.pak.metadata import Metadata
+from gbxfs.formats.pak.stream import EncryptedStream
+
+FIRST_VERSION, LAST_VERSION = 6, 18
+HEADER_READS = (64 << 10, 1 << 20, 16 << 20)   # plain header: small, big, huge (seed: HeaderMaxSize)
+
+
+def read_pack_header(read_at, size: int) -> packgbx.PackHeader:
+    """The plain header, reading more of the file only when it is longer."""
+    err = None
+    for n in HEADER_READS:
+        try:
+            return packgbx.parse(read_at(0, min(n, size)))
+        except PakError as e:
+            err = e
+            if n >= size:
+                break
+    raise err  # type: ignore[misc]
+
+
+class PackArchive:
+    def __init__(self, read_at, size: int, key: bytes | None, *, cache: Any = None, decls: Any = None):
+        self._read_at = read_at
+        self.size = size
+        self.version = peek_version(read_at, size)
+        if not FIRST_VERSION <= self.version <= LAST_VERSION:
+            raise PakError(f"unsupported pack version {self.version} (known: {FIRST_VERSION}-{LAST_VERSION})", 8)
+        self.pack = read_pack_header(read_at, size)
+        self.key = key
+        self._cache = cache if cache is not None else NoCache()
+        self._decls = decls
+        self._cipher = pack_key(self.version, key) if key is not None else None
+        self.table: Pack6Table | None = None
+        self.table_error: str | None = None
+        self.data_offset = 0
+        self._entries: dict[int, PackEntry] = {}
+        self._lock = threading.Lock()
+        self._read_table()
+
+    @property
+    def header_flags(self) -> int:
+        return self.pack.decrypt_flags
+
+    @property
+    def header_mode(self) -> str:
+        f = self.header_flags & 3
+        return {0: "clear", 2: "default key (public)", 1: "private key", 3: "private key + default key"}[f]
+
+    def _read_table(self) -> None:
+        start = self.pack.header_size
+        if header_encrypted(self.header_flags):
+            hkey = header_key(self.header_flags, self.key)
+            if hkey is None:
+                self.table_error = ("the file table is encrypted with the pack's own key (header flags "
+                                    f"{self.header_flags:#x}), which is not public: give it with --packlist")
+                return
+            length = (self.size - start - BLOCK) & ~(BLOCK - 1)
+            if length <= 0:
+                raise PakError("pack truncated: no room for its encrypted header")
+            stream = EncryptedStream(self._read_at, pack_key(self.version, hkey), start, length)
+        else:
+            length = self.size - start
+            stream = PlainStream(self._read_at, start, length)
+        try:
+            self.table = read_table(stream, self.version, length)
+        except PakError as e:
+            raise PakError(f"file table does not decode (wrong key or corrupt pack): {e.reason}") from None
+        if self.version >= 15:
+            if self.pack.header_max_size is None:
+                raise PakError("version 15+ pack without HeaderMaxSize")
+            self.data_offset = self.pack.header_max_size
+        else:
+            self.data_offset = self.table.data_offset or 0
+
+    @property
+    def folders(self):
+        return self.table.folders if self.table else []
+
+    @property
+    def files(self) -> list[PakFileRecord]:
+        return self.table.files if self.table else []
+
+    def metadata(self) -> Metadata:
+        """Versions 6+ keep GBX headers in a section whose layout is not public: none here."""
+        return Metadata()
+
+    def gbx_header(self, index: int) -> bytes | None:
+        return None
+
+    def entry(self, rec: PakFileRecord) -> PackEntry:
+        e = self._entries.get(rec.index)
+        if e is None:
+            with self._lock:
+                e = self._entries.get(rec.index)
+                if e is None:
+                    e = PackEntry(self._read_at, self.size, self._cipher, self.data_offset, rec, self._cache,
+                                  self._decls)
+                    self._entries[rec.index] = e
+        return e

@@ -1,0 +1,38 @@
+"""Names of pak entries as shown: typed names for hashed ones.
+
+Many stored names are hashes with no extension; the file table's class id
+then tells the type (PAK seed). Such an entry is shown as
+`<stored name>.<extension the class implies>` (classdb.class_extension:
+generated data, "Texture.Gbx" for CPlugBitmap, "dds" for CPlugFileDds), so
+a GBX becomes a GBX folder and a raw file gets a usable extension. The
+stored name stays in the `user.pak.stored_name` xattr and .pak-info.txt.
+Names that already carry an extension are never changed.
+"""
+from __future__ import annotations
+
+from gbxfs.formats.gbx import classdb
+
+STORED_NAME_XATTR = "user.pak.stored_name"
+CLASS_XATTR = "user.pak.class_id"
+
+
+def typed_name(stored: str, class_id: int, pack_version: int) -> str | None:
+    """The typed name of an entry whose stored (last) name has no extension,
+    None when it keeps its stored name."""
+    if "." in stored or not stored:
+        return None
+    ext = classdb.class_extension(class_id, new=pack_version >= 6)
+    return None if ext is None else f"{stored}.{ext[1]}"
+
+
+def typed_renames(arc, enabled: bool = True) -> list[tuple[object, str]]:
+    """(record, typed name) for every entry of `arc` shown under a typed name."""
+    if not enabled:
+        return []
+    out = []
+    for rec in arc.files:
+        if rec.parts:
+            t = typed_name(rec.parts[-1], rec.class_id, arc.version)
+            if t is not None:
+                out.append((rec, t))
+    return out
