@@ -18,8 +18,11 @@ import io
 import struct
 from pathlib import Path
 
-MAP, CLIP, TRACK = 0x03043000, 0x03079000, 0x03078000
-TEXT_BLOCK, FADE_BLOCK, EFFECT = 0x030A8000, 0x030AB000, 0x07010000
+from gbxfs.formats.gbx import classdb
+
+MAP, CLIP, TRACK = map(classdb.class_id, ("CGameCtnChallenge", "CGameCtnMediaClip", "CGameCtnMediaTrack"))
+TEXT_BLOCK, FADE_BLOCK, EFFECT = map(classdb.class_id, ("CGameCtnMediaBlockText", "CGameCtnMediaBlockTransitionFade",
+                                                       "CControlEffectSimi"))
 END = 0xFACADE01
 
 
@@ -122,8 +125,8 @@ def demo_map() -> bytes:
     thumbnail.buf += b"<Thumbnail.jpg>" + thumb + b"</Thumbnail.jpg><Comments>"
     thumbnail.str("Made by gbxfs demo: browse me as a folder.").buf += b"</Comments>"
     author = _W().u32(0).u32(0).str(AUTHOR).str("gbxfs demo").str("World").str("")
-    header = [(0x03043002, desc.bytes()), (0x03043003, common.bytes()), (0x03043005, community.bytes()),
-              (0x03043007, thumbnail.bytes()), (0x03043008, author.bytes())]
+    header = [(MAP | 0x002, desc.bytes()), (MAP | 0x003, common.bytes()), (MAP | 0x005, community.bytes()),
+              (MAP | 0x007, thumbnail.bytes()), (MAP | 0x008, author.bytes())]
     body = _W().u32(END).bytes()      # the block data is not what this demo is about
     return _gbx(MAP, header, body, compress=True, num_nodes=1)
 
@@ -132,21 +135,21 @@ def demo_map() -> bytes:
 def demo_clip(n: int) -> bytes:
     """A clip with one track holding a text block (with its effect) and a fade."""
     w = _W()
-    w.u32(0x0307900D).u32(0).u32(1).u32(1)
+    w.u32(CLIP | 0x00D).u32(0).u32(1).u32(1)
     w.i32(1).u32(TRACK)                                   # new node #1: the track
-    w.u32(0x03078001).str(f"Track {n}").u32(0xA).u32(2)
+    w.u32(TRACK | 0x001).str(f"Track {n}").u32(0xA).u32(2)
     w.i32(2).u32(TEXT_BLOCK)                              # new node #2: a text block
-    w.u32(0x030A8001).str(f"Hello from clip {n}")
+    w.u32(TEXT_BLOCK | 0x001).str(f"Hello from clip {n}")
     w.i32(3).u32(EFFECT)                                  # new node #3: its effect
-    w.u32(0x07010005).u32(2)
+    w.u32(EFFECT | 0x005).u32(2)
     for t in (0.0, 2.5 + n):
         w.f32(t, 0.0, 0.1 * n, 0.0, 1.0, 1.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0)
     w.bool(True).u32(0).bool(False).bool(True).u32(END)
-    w.u32(0x030A8002).f32(1.0, 0.8, 0.2 + 0.1 * n).u32(END)
+    w.u32(TEXT_BLOCK | 0x002).f32(1.0, 0.8, 0.2 + 0.1 * n).u32(END)
     w.i32(4).u32(FADE_BLOCK)                              # new node #4: a fade
-    w.u32(0x030AB000).u32(2).f32(0.0, 0.0, 1.5, 1.0).f32(0.0, 0.0, 0.0, 1.0).u32(END)
+    w.u32(FADE_BLOCK | 0x000).u32(2).f32(0.0, 0.0, 1.5, 1.0).f32(0.0, 0.0, 0.0, 1.0).u32(END)
     w.u32(0)                                              # 03078001's trailing field
-    w.u32(0x03078004).bool(False).u32(0).u32(END)         # end of the track node
+    w.u32(TRACK | 0x004).bool(False).u32(0).u32(END)         # end of the track node
     w.str(f"Demo clip {n}").bool(False).bool(True).bool(False).str("").f32(0.5).i32(-1)
     w.u32(END)
     return _gbx(CLIP, [], w.bytes(), compress=False, num_nodes=5)
