@@ -1,4 +1,4 @@
-"""Writing GBX files: the one GBX writer, for tests and benchmarks (beside
+"""Writing GBX files: the one GBX writer, for tests, benchmarks and `gbxfs demo`
 gbxfs/formats/pak/writer.py).
 
 It builds what no public file offers (header versions 3-5, the text format,
@@ -55,8 +55,10 @@ class W:
     def hex32(self, v: int) -> "W":
         return self._line(f"{v:08X}") if self.text else self.raw(struct.pack("<I", v))
 
-    def f32(self, v: float) -> "W":
-        return self._line(repr(v)) if self.text else self.raw(struct.pack("<f", v))
+    def f32(self, *vs: float) -> "W":
+        for v in vs:
+            self._line(repr(v)) if self.text else self.raw(struct.pack("<f", v))
+        return self
 
     def bool(self, v: bool) -> "W":
         return self.u32(1 if v else 0)
