@@ -38,6 +38,7 @@ from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import Problems
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, SourceFile
 from gbxfs.tree.source import ByteSource
 
@@ -84,7 +85,8 @@ class GbxFolder(Dir):
         if p.source_error:
             original.error = p.source_error
         out: list[Entry] = [original,
-                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body()))]
+                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body(),
+                                                                      self._ghost_facts()))]
         h = p.header().header
         if h is None:
             return out
@@ -207,6 +209,14 @@ class GbxFolder(Dir):
                 self.note_error(f"ghost {i} samples", e)
         return ghosts
 
+    def _ghost_facts(self) -> dict | None:
+        """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""
+        h = self.p.header().header
+        if h is None or h.class_id not in (REPLAY, GHOST):
+            return None
+        g = self._first_ghost()
+        return g.facts if g is not None else None
+
     def _first_ghost(self) -> Ghost | None:
         ghosts = self._ghosts()
         return ghosts[0] if ghosts else None
@@ -243,12 +253,3 @@ class GbxFolder(Dir):
 
 def _comments_bytes(comments: str) -> bytes:
     return (comments.rstrip("\n") + "\n").encode("utf-8")
-
-
-def _decode_header(h) -> None:
-    """Decode the header chunks with the declarations (once; fills chunk.values)."""
-    if getattr(h, "_gbxfs_decoded", False):
-        return
-    from gbxfs.formats.gbx import decode_header_chunks
-    decode_header_chunks(h)
-    h._gbxfs_decoded = True
