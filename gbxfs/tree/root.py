@@ -20,6 +20,7 @@ import time
 from typing import Sequence
 
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.openers import Opener, install, open_entry
 from gbxfs.tree.source import FileSource
@@ -71,7 +72,7 @@ class RealDir(Dir):
         derived from the old one: views, parses, cached renderings)."""
         kids = self.children()
         entry = kids.get(name)
-        if entry is None or entry.is_dir:
+        if entry is None or entry.is_dir or name not in self._sigs:   # not in _sigs: generated (maps.csv)
             return entry
         item = self._classify(_PathEntry(self.path, name))
         with self._lock:
@@ -118,6 +119,9 @@ class RealDir(Dir):
             kids[name] = entry
             sigs[name] = sig
         self._sigs = sigs
+        # maps.csv / replays.csv, under names no source entry has; a new key per listing
+        for e in index_files(kids, self._ctx.cache, ("gbx.index", object())):
+            kids[e.name] = e
         return kids
 
     def _classify(self, de: os.DirEntry):

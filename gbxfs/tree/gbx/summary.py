@@ -41,7 +41,7 @@ MAP_COLUMNS = ("file", "name", "name_plain", "author", "author_nick", "environme
                "bronze_ms", "silver_ms", "gold_ms", "author_ms", "uid")
 REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid")
 
-_CODE = re.compile(r"\$(\$|[0-9a-fA-F]{1,3}|[lLhHpP](?:\[[^\]]*\])?|.)", re.S)
+_CODE = re.compile(r"\$(\$|[0-9a-fA-F]{1,3}|[lLhHpP](?:\[[^\]]*\])?|.|\Z)", re.S)
 
 
 def strip_codes(text: str) -> str:

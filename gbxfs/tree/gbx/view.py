@@ -62,6 +62,10 @@ class GbxFolder(Dir):
         if ph.header is not None:
             self.xattrs["user.gbx.class_id"] = f"{ph.header.class_id:08X}".encode()
 
+    def summary_header(self):
+        """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
+        return self.p.header().header
+
     def note_error(self, what: str, e: BaseException) -> None:
         self.problems.note(what, e)
 
