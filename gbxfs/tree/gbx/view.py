@@ -37,6 +37,7 @@ from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, rend
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import Problems
 from gbxfs.tree.gbx.info import render_info, render_refs
+from gbxfs.tree.gbx.nodenames import node_labels, unique_name
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, SourceFile
@@ -144,12 +145,11 @@ class GbxFolder(Dir):
         out: list[Entry] = []
         taken: set[str] = set()
         cache = self.p.ctx.cache
-        for i, n in enumerate(self.p.body().all_nodes()):
-            label = n.index if n.index is not None else i
-            cls = n.class_name or f"{n.class_id:08X}"
-            name = f"{label:03d}.{cls}"
-            if name in taken:
-                name = f"{name}-{i}"
+        nodes = self.p.body().all_nodes()
+        labels = node_labels([n.index for n in nodes])
+        width = max(3, len(str(max(labels, default=0))))
+        for i, n in enumerate(nodes):
+            name = unique_name(f"{labels[i]:0{width}d}.{n.class_name or f'{n.class_id:08X}'}", taken)
             taken.add(name)
             x = {"user.gbx.class_id": f"{n.class_id:08X}".encode()}
             if n.error is not None:
