@@ -149,3 +149,20 @@ def test_pak_folders_get_the_index_from_metadata(corpus, tmp_path):
     assert not [n for n, d in tracks.items() if n.endswith(".Gbx") and d._entry.checked]
     loose = rows(build_tree(str(corpus / TRACKS)).children()["maps.csv"])
     assert table == loose
+
+
+def test_ghost_info_from_its_ghost(corpus):
+    folder = corpus / "BigBang1112+gbx-net/Tests/GBX.NET.Tests/Files/Gbx/CGameCtnGhost"
+    kids = build_tree(str(folder)).children()
+    ghosts = [n for n in kids if n.lower().endswith(".ghost.gbx")]
+    assert ghosts and [r["file"] for r in rows(kids["replays.csv"])] == ghosts
+    assert all(r["class"] == "ghost" for r in rows(kids["replays.csv"]))
+    checked = 0
+    for n in ghosts:
+        info = pairs(text(kids[n].children()["info.txt"]))
+        ghost = pairs(text(kids[n].children()["ghost.txt"]))
+        for field, fact in (("player", "nickname"), ("time_ms", "race_time_ms"), ("checkpoints_ms", "checkpoints_ms")):
+            if fact in ghost and ghost[fact] != "unset":
+                assert info[field] == ghost[fact], (n, field)
+                checked += 1
+    assert checked >= 3
