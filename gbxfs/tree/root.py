@@ -79,9 +79,8 @@ class RealDir(Dir):
             if self._children is not kids:   # re-listed meanwhile: that listing is newer
                 return self._children.get(name)
             if item is None:
-                fresh = {k: v for k, v in kids.items() if k != name}
                 self._sigs.pop(name, None)
-                self._children = fresh
+                self._children = self._indexed({k: v for k, v in kids.items() if k != name})
                 return None
             _, st, target, is_dir = item
             sig = _sig(st, is_dir)
@@ -91,8 +90,8 @@ class RealDir(Dir):
                 new = self._make(name, st, target, is_dir)
             except OSError:
                 return entry
-            self._children = {**kids, name: new}
             self._sigs[name] = sig
+            self._children = self._indexed({**kids, name: new})   # the index shows the new file
             return new
 
     def _scan(self, old: dict[str, Entry]) -> dict[str, Entry]:
@@ -119,7 +118,12 @@ class RealDir(Dir):
             kids[name] = entry
             sigs[name] = sig
         self._sigs = sigs
-        # maps.csv / replays.csv, under names no source entry has; a new key per listing
+        return self._indexed(kids)
+
+    def _indexed(self, kids: dict[str, Entry]) -> dict[str, Entry]:
+        """The listing's source entries plus maps.csv / replays.csv made for them
+        (under names no source entry has; a new cache key for each new listing)."""
+        kids = {k: v for k, v in kids.items() if k in self._sigs}
         for e in index_files(kids, self._ctx.cache, ("gbx.index", object())):
             kids[e.name] = e
         return kids

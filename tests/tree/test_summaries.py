@@ -166,3 +166,4 @@ def test_ghost_info_from_its_ghost(corpus):
                 assert info[field] == ghost[fact], (n, field)
                 checked += 1
     assert checked >= 3
+
