@@ -17,8 +17,9 @@ def node_labels(slots: list[int | None]) -> list[int]:
     return out
 
 
-def unique_name(name: str, taken: set[str]) -> str:
-    """`name`, or `name~2`, `name~3`... when a node of the same slot was read twice."""
+def unique_name(name: str, taken) -> str:
+    """`name`, or `name~2`, `name~3`... when taken (a node of the same slot read
+    twice; a ZIP member named like another, see zipdir.py)."""
     out, k = name, 2
     while out in taken:
         out, k = f"{name}~{k}", k + 1

@@ -23,6 +23,7 @@ import zlib
 from typing import Callable, Hashable
 
 from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.gbx.nodenames import unique_name
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
 
 MAX_MEMBERS = 100_000
@@ -72,13 +73,6 @@ def _parts(name: str) -> list[str]:
     return [p for p in name.replace("\\", "/").split("/") if p not in ("", ".", "..")]
 
 
-def _unique(name: str, taken: dict) -> str:
-    out, k = name, 2
-    while out in taken:
-        out, k = f"{name}~{k}", k + 1
-    return out
-
-
 def zip_folder(name: str, data: bytes, get_zip: Callable[[], bytes], open_member: Callable[[str, object], Entry],
                cache: ByteLRU, key: Hashable, mtime_ns: int | None = None) -> Dir:
     """The folder of the ZIP `data` (`get_zip()` gives the same bytes again later).
@@ -115,7 +109,7 @@ def zip_folder(name: str, data: bytes, get_zip: Callable[[], bytes], open_member
             continue
         total += info.file_size
         d = _folder(folders, tuple(parts[:-1]))
-        d[_unique(parts[-1], d)] = (index, info.file_size)
+        d[unique_name(parts[-1], d)] = (index, info.file_size)
     if problems:       # the name was held from the start: a member named so took error.txt~2
         root[ERROR_NAME] = ("\n".join(problems) + "\n").encode("utf-8", "replace")
     else:
@@ -144,6 +138,6 @@ def _folder(folders: dict, parts: tuple[str, ...]) -> dict[str, object]:
             continue
         parent = folders[parts[:i - 1]]
         sub: dict[str, object] = {}
-        parent[_unique(parts[i - 1], parent)] = sub
+        parent[unique_name(parts[i - 1], parent)] = sub
         folders[parts[:i]] = sub
     return folders[parts]
