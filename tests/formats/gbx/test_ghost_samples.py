@@ -97,9 +97,9 @@ def test_speed_forward_matches_speed(corpus):
     for row, _, ghosts in parsed():
         for gh in ghosts:
             t = gh.track
-            if "speed_forward" not in t.extra_columns:
+            if "speed_forward_mps" not in t.extra_columns:
                 continue
-            i = t.extra_columns.index("speed_forward")
+            i = t.extra_columns.index("speed_forward_mps")
             d = [abs(abs(s.extra[i]) - s.speed) / (1 + s.speed) for s in t.samples if s.speed > 10]
             assert _median(d) < 0.1, row["path"]
             checked += 1
