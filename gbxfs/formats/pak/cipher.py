@@ -77,8 +77,9 @@ class PakKey:
         ciphertext block (or IV) is `prev`, without ivXor folds."""
         if not cipher:
             return b""
-        raw = swap32(self.ecb().decrypt(swap32(cipher)))
-        return strxor(raw, prev + cipher[:-BLOCK] if len(cipher) > BLOCK else prev)
+        raw = bytearray(len(cipher))
+        self.ecb().decrypt(swap32(cipher), output=raw)
+        return strxor(swap32(raw), prev + cipher[:-BLOCK] if len(cipher) > BLOCK else prev)
 
     def decrypter(self, iv: bytes, pos: int = 0) -> "Decrypter":
         """A CBC stream starting after `iv` (8 bytes: the plain IV, or the
@@ -140,9 +141,20 @@ class Decrypter(_Stream):
     __slots__ = ()
 
     def decrypt(self, cipher: bytes) -> bytes:
+        return self.fold(self.decrypt_ahead(cipher))
+
+    def decrypt_ahead(self, cipher: bytes) -> bytes:
+        """The next ciphertext's plain bytes without the ivXor fold and without
+        advancing `pos`: a reader decrypting ahead hands them to fold() page by
+        page, at the moment each page is fetched (the fold touches only the
+        first plain block of a page)."""
         if len(cipher) % BLOCK:
             raise ValueError("ciphertext length must be a multiple of 8")
-        return self._fold(self._cbc.decrypt(cipher))
+        return self._cbc.decrypt(cipher)
+
+    def fold(self, plain: bytes) -> bytes:
+        """Plain bytes from decrypt_ahead, in order, as fetched: the pending fold applied."""
+        return self._fold(plain)
 
 
 class Encrypter(_Stream):

@@ -27,6 +27,7 @@ from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
+SMALL_ENTRY = CHUNK         # verified by its first read in whole-buffer calls (one seekinflate piece)
 
 
 class NoCache:
@@ -119,8 +120,9 @@ class PakEntry:
                 self._cache.put((self._token, at), piece, len(piece))
         return None
 
-    def _gbx_pass(self) -> tuple[bytes, GbxWalk | None]:
-        """Decrypt while parsing; the verified bytes (also put in the cache) and the parse."""
+    def _gbx_pass(self, keep: bool = True) -> tuple[bytes, GbxWalk | None]:
+        """Decrypt while parsing; the verified bytes (also put in the cache
+        unless not `keep`) and the parse."""
         if self.size > MAX_GBX_ENTRY:
             raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
         stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
@@ -133,7 +135,8 @@ class PakEntry:
         if not res.verified:
             raise PakError(res.error or "unverifiable")
         self._folds = res.folds
-        self._cache.put((self._token, "gbx"), data, len(data))
+        if keep:
+            self._cache.put((self._token, "gbx"), data, len(data))
         return data, walk
 
     def _gbx_source(self, stream):
@@ -149,10 +152,14 @@ class PakEntry:
 
     # -- reading -----------------------------------------------------------------
     def read(self, offset: int, size: int) -> bytes:
+        end = min(self.size, offset + size)
+        if not self.checked and offset < end and self.size <= SMALL_ENTRY:
+            data = self._first_read(keep=offset > 0 or end < self.size)
+            if data is not None:
+                return data[offset:end]
         err = self.check()
         if err:
             raise PakError(err)
-        end = min(self.size, offset + size)
         if offset >= end:
             return b""
         if self.kind == "gbx":
@@ -162,6 +169,48 @@ class PakEntry:
         if not self.rec.compressed:
             return self._plain(offset, end - offset)
         return self._read_compressed(offset, end)
+
+    def _first_read(self, keep: bool) -> bytes | None:
+        """A small entry's first read verifies it and hands out all its bytes
+        (None: another thread verified it meanwhile, or it takes the general
+        path). Only a partial first read (`keep`) leaves them in the cache: a
+        whole one goes to the kernel's page cache, and caching it here too
+        would only churn the cache and the daemon's memory."""
+        if not (self.rec.compressed or self.kind == "gbx"):
+            return None                     # stored raw: nothing to verify, read as asked
+        with self._lock:
+            if self.checked:
+                return None
+            if self.kind == "gbx":
+                try:
+                    data = self._gbx_pass(keep)[0]
+                except PakError as e:
+                    self.error = e.reason
+                    raise
+                finally:
+                    self.checked = True
+                return data
+            data = self._inflate_whole()
+            if data is None:
+                return None                 # the verifying pass will say what is wrong
+            self._inflater().verified = True
+            self.checked = True
+        if keep:
+            self._cache.put((self._token, 0), data, len(data))
+        return data
+
+    def _inflate_whole(self) -> bytes | None:
+        """The entry decrypted and inflated with one call each, when it
+        verifies (zlib's end with its Adler-32 reached, nothing beyond, the
+        declared size); None otherwise."""
+        try:
+            z = zlib.decompressobj()
+            data = z.decompress(self._plain(0, self.rec.stored_size), self.size + 1)
+        except (zlib.error, PakError):
+            return None
+        if not z.eof or len(data) != self.size:
+            return None
+        return data
 
     def _read_compressed(self, offset: int, end: int) -> bytes:
         inf = self._inflater()
