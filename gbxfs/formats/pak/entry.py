@@ -170,6 +170,25 @@ class PakEntry:
             return self._plain(offset, end - offset)
         return self._read_compressed(offset, end)
 
+    def read_cached(self, offset: int, size: int) -> bytes | None:
+        """read() when the bytes are verified and in the cache already (no
+        decryption, no inflation, no waiting on a lock); None otherwise."""
+        if not self.checked or self.error:
+            return None
+        end = min(self.size, offset + size)
+        if offset >= end:
+            return b""
+        if self._kind == "gbx":            # known once checked: no probe here
+            data = self._cache.get((self._token, "gbx"))
+            if data is not None:
+                return data[offset:end]
+        if self.rec.compressed and offset // CHUNK == (end - 1) // CHUNK:
+            first = offset - offset % CHUNK
+            piece = self._cache.get((self._token, first))
+            if piece is not None and len(piece) >= end - first:
+                return piece[offset - first : end - first]
+        return None
+
     def _first_read(self, keep: bool) -> bytes | None:
         """A small entry's first read verifies it and hands out all its bytes
         (None: another thread verified it meanwhile, or it takes the general

@@ -40,6 +40,10 @@ class PakEntrySource:
         except PakError as e:
             raise OSError(errno.EIO, f"pak entry cannot be verified: {e.reason}") from None
 
+    def read_at_nowait(self, offset: int, size: int) -> bytes | None:
+        """Bytes already verified and cached, without a worker thread (else None)."""
+        return self.entry.read_cached(offset, size)
+
 
 class PakEntryFile(SourceFile):
     """A pak entry as a plain file: exact size up front, verified on first read.
