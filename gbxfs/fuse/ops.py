@@ -255,6 +255,12 @@ class Operations(pyfuse3.Operations):
             raise _fail(errno.EROFS)
         fh = next(self._fh)
         self._files[fh] = node.entry
+        # an archive folder may read the entry and its next ones ahead in one
+        # worker-thread visit: their reads are then answered from the loop
+        parent = self.inodes.find_path(node.parent_path) if node.path else None
+        wants = getattr(parent.entry, "wants_read_ahead", None) if parent is not None else None
+        if wants is not None and wants(node.entry.name):
+            await self._work(parent.entry.read_ahead, node.entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 

@@ -39,6 +39,9 @@ class NoCache:
     def put(self, key: Any, value: Any, nbytes: int) -> None:
         pass
 
+    def discard(self, key: Any) -> None:
+        pass
+
 
 class PakEntry:
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
@@ -182,12 +185,34 @@ class PakEntry:
             data = self._cache.get((self._token, "gbx"))
             if data is not None:
                 return data[offset:end]
-        if self.rec.compressed and offset // CHUNK == (end - 1) // CHUNK:
+        if offset // CHUNK == (end - 1) // CHUNK:
             first = offset - offset % CHUNK
             piece = self._cache.get((self._token, first))
             if piece is not None and len(piece) >= end - first:
+                if end == self.size and self.size <= SMALL_ENTRY:
+                    # a small entry's last bytes: read ahead for this read, not kept
+                    self._cache.discard((self._token, first))
                 return piece[offset - first : end - first]
         return None
+
+    def read_ahead(self) -> int:
+        """Verify a small entry nobody read yet and put all its bytes in the
+        cache, for read_cached() (a folder reads its next entries ahead in one
+        worker-thread visit). An unverifiable entry records its error. The
+        bytes it cost (0: nothing to do)."""
+        if self.checked or not 0 < self.size <= SMALL_ENTRY:
+            return 0
+        try:
+            if self._first_read(keep=True) is not None:
+                return self.size
+        except PakError:
+            return self.size
+        if self.rec.compressed or self.kind == "gbx":
+            return 0      # verified meanwhile by another thread, or left to the verifying pass
+        data = self._plain(0, self.size)  # stored: nothing to verify, decrypted once here
+        self.checked = True
+        self._cache.put((self._token, 0), data, len(data))
+        return self.size
 
     def _first_read(self, keep: bool) -> bytes | None:
         """A small entry's first read verifies it and hands out all its bytes
