@@ -119,7 +119,7 @@ class Operations(pyfuse3.Operations):
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
-        if entry.loaded():
+        if entry.loaded() or getattr(entry, "lists_from_memory", False):
             return entry.children()
         return await self._work(entry.children)
 
@@ -127,7 +127,7 @@ class Operations(pyfuse3.Operations):
         """What a lookup finds: a real folder re-checks the file on disk first."""
         if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
-        if entry.loaded() and not entry.revalidates:
+        if (entry.loaded() or getattr(entry, "lists_from_memory", False)) and not entry.revalidates:
             return entry.children().get(name)
         return await self._work(entry.child, name)
 
@@ -282,7 +282,9 @@ class Operations(pyfuse3.Operations):
         self._files.pop(fh, None)
 
     async def flush(self, fh):
-        pass
+        # nothing to flush, ever: ENOSYS makes the kernel stop sending FLUSH on
+        # every close (one round trip per file opened, for nothing)
+        raise _fail(errno.ENOSYS)
 
     async def fsync(self, fh, datasync):
         pass

@@ -129,7 +129,7 @@ class PakGbxDir(Dir):
 
 
 # a folder of at most this many entries is listed from memory in well under a
-# millisecond (no I/O, no parsing): its listing counts as loaded (no worker thread)
+# millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
 CHEAP_LISTING = 256
 # what opening an unread entry reads ahead of its folder's later ones, in one worker visit
 READ_AHEAD_FILES = 32
@@ -164,8 +164,11 @@ class PakFolder(Dir):
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
 
-    def loaded(self) -> bool:
-        return self._cheap or super().loaded()
+    @property
+    def lists_from_memory(self) -> bool:
+        """True when a first listing is only a few hundred objects made from
+        the file table (no I/O, no parsing): fine to do on the trio loop."""
+        return self._cheap
 
     def wants_read_ahead(self, name: str) -> bool:
         """True when opening `name` should read ahead (an unread small pak entry)."""
