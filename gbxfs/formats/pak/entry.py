@@ -184,6 +184,8 @@ class PakEntry:
         if self._kind == "gbx":            # known once checked: no probe here
             data = self._cache.get((self._token, "gbx"))
             if data is not None:
+                if end == self.size and self.size <= SMALL_ENTRY:
+                    self._cache.discard((self._token, "gbx"))   # read ahead, served: not kept
                 return data[offset:end]
         if offset // CHUNK == (end - 1) // CHUNK:
             first = offset - offset % CHUNK
@@ -208,7 +210,9 @@ class PakEntry:
         except PakError:
             return self.size
         if self.rec.compressed or self.kind == "gbx":
-            return 0      # verified meanwhile by another thread, or left to the verifying pass
+            if not self.checked:
+                self.check()   # it did not verify in one go: the verifying pass records why
+            return self.size
         data = self._plain(0, self.size)  # stored: nothing to verify, decrypted once here
         self.checked = True
         self._cache.put((self._token, 0), data, len(data))
@@ -229,10 +233,9 @@ class PakEntry:
                 try:
                     data = self._gbx_pass(keep)[0]
                 except PakError as e:
-                    self.error = e.reason
+                    self.error, self.checked = e.reason, True
                     raise
-                finally:
-                    self.checked = True
+                self.checked = True     # not on OSError: the folds are not known then
                 return data
             data = self._inflate_whole()
             if data is None:
