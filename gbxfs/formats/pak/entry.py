@@ -94,6 +94,11 @@ class PakEntry:
         return self._kind
 
     # -- verification -----------------------------------------------------------
+    @property
+    def proof(self) -> str | None:
+        """How a verified GBX entry was proven (GbxPass.how); None before or otherwise."""
+        return self.gbx.how if self.gbx is not None and self.gbx.verified else None
+
     def check(self) -> str | None:
         """Verify once (may decrypt the whole entry); the reason when unverifiable."""
         return self.verify()[0]

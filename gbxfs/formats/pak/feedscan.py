@@ -99,12 +99,11 @@ def scan(buf, start: int, end: int, slots: NodeSlots) -> list[Hit]:
         if nxt is not None and not _starts_node(nxt, info[1], slots.loose):
             continue
         index = _u32(buf, at - 8)
-        if not 0 < index < slots.num_nodes or index in slots.used:
-            continue
-        seq = slots.last < index <= slots.last + SEQUENCE_GAP
-        if nxt is None and not seq:
-            continue
-        hits.append(Hit(at, info[0], index, seq))
-        if seq:
-            slots.take(index)
+        if 0 < index < slots.num_nodes and index not in slots.used:
+            seq = slots.last < index <= slots.last + SEQUENCE_GAP
+            if nxt is None and not seq:
+                continue
+            hits.append(Hit(at, info[0], index, seq))
+            if seq:
+                slots.take(index)
     return hits

@@ -10,8 +10,12 @@ def _lines(pairs: list[tuple[str, object]]) -> bytes:
     return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
 
 
-def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None) -> bytes:
+def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, proof: str | None = None) -> bytes:
+    """`proof`: how a container proved the bytes (a pak entry: "verified by parse" or
+    "recovered (Adler-32 verified)"), shown as `verification`."""
     pairs: list[tuple[str, object]] = [("file_size", file_size)]
+    if proof is not None:
+        pairs.append(("verification", proof))
     h = ph.header
     if h is None:
         pairs.append(("header_status", f"failed: {ph.error}"))

@@ -84,7 +84,8 @@ class GbxFolder(Dir):
         if p.source_error:
             original.error = p.source_error
         out: list[Entry] = [original,
-                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body()))]
+                            self._generated("info.txt", lambda: render_info(
+                                p.source.size, p.header(), p.body(), getattr(p.source, "proof", None)))]
         h = p.header().header
         if h is None:
             return out
