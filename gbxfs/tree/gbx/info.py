@@ -4,19 +4,24 @@ from __future__ import annotations
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.tree.gbx.parse import ParsedBody, ParsedHeader
+from gbxfs.tree.gbx.summary import summary, summary_pairs
 
 
 def _lines(pairs: list[tuple[str, object]]) -> bytes:
     return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
 
 
-def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, proof: str | None = None) -> bytes:
-    """`proof`: how a container proved the bytes (a pak entry: "verified by parse" or
+def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, ghost_facts: dict | None = None,
+                proof: str | None = None) -> bytes:
+    """info.txt: the summary of a map, replay or ghost first (see summary.py), then
+    the container facts. `ghost_facts`: the first ghost's, for what a header lacks.
+    `proof`: how a container proved the bytes (a pak entry: "verified by parse" or
     "recovered (Adler-32 verified)"), shown as `verification`."""
-    pairs: list[tuple[str, object]] = [("file_size", file_size)]
+    h = ph.header
+    pairs: list[tuple[str, object]] = [] if h is None else summary_pairs(summary(h, ghost_facts))
+    pairs.append(("file_size", file_size))
     if proof is not None:
         pairs.append(("verification", proof))
-    h = ph.header
     if h is None:
         pairs.append(("header_status", f"failed: {ph.error}"))
         return _lines(pairs)

@@ -73,7 +73,7 @@ def test_a_wrong_fold_is_never_accepted():
 
 def test_info_txt_names_the_proof():
     from gbxfs.tree.gbx.parse import ParsedHeader
-    text = render_info(10, ParsedHeader(None, None, 0), None, "recovered (Adler-32 verified)").decode()
+    text = render_info(10, ParsedHeader(None, None, 0), None, proof="recovered (Adler-32 verified)").decode()
     assert "verification = recovered (Adler-32 verified)" in text.splitlines()
 
 
