@@ -125,13 +125,16 @@ def _text(s: dict[str, Any]) -> str:
     else:
         lines.append(f"body: {b['uncompressed_size']} bytes, uncompressed")
     lines.append(f"body_status: {s['body_status']}")
+    if s.get("verification"):
+        lines.append(f"verification: {s['verification']}")
     if s["error"]:
         lines.append(f"error: {s['error']}")
     return "\n".join(lines) + "\n"
 
 
-def _inside(path: str) -> bytes:
-    """The bytes of a file inside a pak (or other container), as `gbxfs cat` reads them."""
+def _inside(path: str) -> tuple[bytes, str | None]:
+    """The bytes of a file inside a pak (or other container), as `gbxfs cat` reads them,
+    and how the container proved them (a pak's GBX entry: parse or recovered feeds)."""
     from gbxfs.cli.browse import open_path
     from gbxfs.tree.context import TreeContext
     from gbxfs.tree.walk import NotADir, NotFound
@@ -147,7 +150,8 @@ def _inside(path: str) -> bytes:
     size = target.size()
     if size > INFO_LIMIT:
         raise OSError(27, f"{size} bytes is more than the {INFO_LIMIT}-byte limit", path)
-    return target.read(0, size)
+    data = target.read(0, size)
+    return data, getattr(getattr(target, "source", None), "proof", None)
 
 
 def main(argv: list[str]) -> int:
@@ -163,7 +167,11 @@ def main(argv: list[str]) -> int:
     summaries = []
     for path in args.files:
         try:
-            data = read_regular(path, INFO_LIMIT) if os.path.lexists(path) else _inside(path)
+            proof = None
+            if os.path.lexists(path):
+                data = read_regular(path, INFO_LIMIT)
+            else:
+                data, proof = _inside(path)
         except FileNotFoundError:
             print(f"gbxfs: {path}: no such file", file=sys.stderr)
             summaries.append({"path": path, "error": "no such file"})
@@ -179,6 +187,8 @@ def main(argv: list[str]) -> int:
             if kind is None:
                 raise BadInput("not a GBX, pak or GP2 file")
             summary = SUMMARIZERS[kind](path, data)
+            if proof is not None:
+                summary["verification"] = proof
         except BadInput as e:
             print(f"gbxfs: {path}: {e}", file=sys.stderr)
             summaries.append({"path": path, "error": str(e)})

@@ -22,6 +22,7 @@ from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
+from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 
@@ -44,6 +45,8 @@ class NoCache:
 
 
 class PakEntry:
+    feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
+
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
                  cache: Any = None, decls: Any = None):
         self.rec = rec
@@ -95,6 +98,11 @@ class PakEntry:
         return self._kind
 
     # -- verification -----------------------------------------------------------
+    @property
+    def proof(self) -> str | None:
+        """How a verified GBX entry was proven (GbxPass.how); None before or otherwise."""
+        return self.gbx.how if self.gbx is not None and self.gbx.verified else None
+
     def check(self) -> str | None:
         """Verify once (may decrypt the whole entry); the reason when unverifiable."""
         return self.verify()[0]
@@ -132,6 +140,8 @@ class PakEntry:
         source = self._gbx_source(stream)
         res = run_gbx_pass(stream, self.size, self.rec.compressed and source is None, decls=self._decls,
                            source=source)
+        if not res.verified and res.trusted is not None and self.feed_search:
+            self._recover(res)
         data, res.data = res.data, b""   # the report stays; the bytes are the cache's to keep
         walk, res.walk = res.walk, None
         self.gbx = res
@@ -141,6 +151,19 @@ class PakEntry:
         if keep:
             self._cache.put((self._token, "gbx"), data, len(data))
         return data, walk
+
+    def _recover(self, res: GbxPass) -> None:
+        """The parse stopped early: search the feeds after it (recover.py). Only a
+        path that zlib ends with a matching Adler-32 at the declared size is taken."""
+        raw = plain_range(self._read_at, self._key, self.start, self.length, 0, self.rec.stored_size)
+        known = [f for f in res.feed_log if f[0] <= res.trusted]
+        rec = recover(raw, self.size, known, res.trusted, res.slots)
+        res.recovery = rec
+        if rec.data is None:
+            res.error = f"{res.error}; feed search after byte {res.trusted} failed: {rec.reason}"
+            return
+        res.data, res.folds = rec.data, rec.folds
+        res.verified, res.recovered, res.error, res.walk = True, True, None, None
 
     def _gbx_source(self, stream):
         """A pull source for the GBX pass other than the zlib/page ones (None: those)."""

@@ -70,6 +70,8 @@ class Lz4Source(RefillingSource):
 
 
 class PackEntry(PakEntry):
+    feed_search = False     # recover.py knows the version 3 cipher only
+
     def __init__(self, read_at, file_size: int, key, data_offset: int, rec, cache=None, decls=None):
         self.lz4 = rec.version >= LZ4_VERSION and rec.compressed
         self._has_key = key is not None

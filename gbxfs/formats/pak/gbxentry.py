@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.body import BodyData, read_body
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import read_header
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.formats.gbx.reader import GbxReader
 from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.feedscan import NodeSlots
 from gbxfs.formats.pak.gameinflate import GameInflater
 from gbxfs.formats.pak.stream import PageReader
 
@@ -41,6 +43,19 @@ class GbxPass:
     parse_error: str | None = None
     unknown_feed_classes: list[int] = field(default_factory=list)
     walk: GbxWalk | None = None          # the parse itself, when verified (PakEntry.verify hands it on)
+    feed_log: list[tuple[int, bytes]] = field(default_factory=list)   # (plain offset, bytes) of every feed
+    trusted: int | None = None           # plain offset up to which the parse's feeds are exact (None: the
+                                         # feeds after it cannot be searched: see recover.py)
+    slots: Any = None                    # feedscan.NodeSlots the parse used by `trusted`
+    recovered: bool = False              # verified by a feed search and zlib's Adler-32, not by the parse
+    recovery: Any = None                 # recover.Recovery, when a search ran
+
+    @property
+    def how(self) -> str:
+        """How the bytes were proven (info files, xattr)."""
+        if not self.verified:
+            return "unverified"
+        return "recovered (Adler-32 verified)" if self.recovered else "verified by parse"
 
 
 @dataclass
@@ -70,10 +85,13 @@ def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None,
             res.unknown_feed_classes.append(class_id)
             return
         res.node_feeds += 1
-        stream.feed(fid.to_bytes(4, "little"))
+        data = fid.to_bytes(4, "little")
+        res.feed_log.append((src.consumed, data))
+        stream.feed(data)
 
     def feed(data: bytes) -> None:
         res.chunk_feeds += 1
+        res.feed_log.append((src.consumed, bytes(data)))
         stream.feed(data)
 
     try:
@@ -87,11 +105,41 @@ def run_gbx_pass(stream: Any, size: int, compressed: bool, *, decls: Any = None,
     if res.error is None:
         res.verified, res.error = _judge(src, size, compressed, res)
     if not res.verified:
+        if compressed and source is None:
+            _mark_trusted(res, decls)
         res.walk = None
     elif res.walk is not None and res.walk.body is None:     # stored body: the bytes after the header
         body = res.data[res.walk.header.body_offset:]
         res.walk.body = BodyData(body, False, None, len(body))
     return res
+
+
+def _mark_trusted(res: GbxPass, decls: Any) -> None:
+    """Where the parse stopped knowing its feeds: the first chunk it could not read
+    (a non-skippable one ends the walk; a skippable one it skipped or failed may
+    hide node reads), and the node slots it used before that."""
+    walk = res.walk
+    if walk is None or walk.body is not None or res.unknown_feed_classes:
+        return          # no header, an LZO body (read whole before any feed) or a feed nobody knows
+    result = walk.result
+    stops = [c.offset for n in result.nodes for c in n.chunks if c.skippable and c.values is None]
+    if result.error is not None and result.error.offset is not None:
+        stops.append(result.error.offset)
+    if not stops:
+        return
+    trusted = walk.header.body_offset + min(stops)
+    used = {i for i in (walk.header.refs.by_node_index() if walk.header.refs else {})}
+    last = 0
+    for n in result.nodes:       # in reading order
+        if n.chunks and n.chunks[0].offset + walk.header.body_offset > trusted:
+            break
+        if n.index is not None:
+            used.add(n.index)
+            last = max(last, n.index)
+    res.trusted = trusted
+    reg = decls if decls is not None else registry()
+    loose = frozenset(d.chunk_id for d in reg.chunks.values() if "archive" in d.flags)
+    res.slots = NodeSlots(walk.header.num_nodes, used, last, loose)
 
 
 def _parse(src, size: int, on_node, feed, decls, res: GbxPass) -> None:

@@ -11,12 +11,17 @@ def _lines(pairs: list[tuple[str, object]]) -> bytes:
     return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
 
 
-def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, ghost_facts: dict | None = None) -> bytes:
+def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, ghost_facts: dict | None = None,
+                proof: str | None = None) -> bytes:
     """info.txt: the summary of a map, replay or ghost first (see summary.py), then
-    the container facts. `ghost_facts`: the first ghost's, for what a header lacks."""
+    the container facts. `ghost_facts`: the first ghost's, for what a header lacks.
+    `proof`: how a container proved the bytes (a pak entry: "verified by parse" or
+    "recovered (Adler-32 verified)"), shown as `verification`."""
     h = ph.header
     pairs: list[tuple[str, object]] = [] if h is None else summary_pairs(summary(h, ghost_facts))
     pairs.append(("file_size", file_size))
+    if proof is not None:
+        pairs.append(("verification", proof))
     if h is None:
         pairs.append(("header_status", f"failed: {ph.error}"))
         return _lines(pairs)

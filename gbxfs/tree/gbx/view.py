@@ -91,7 +91,8 @@ class GbxFolder(Dir):
             original.error = p.source_error
         out: list[Entry] = [original,
                             self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body(),
-                                                                      self._ghost_facts()))]
+                                                                      self._ghost_facts(),
+                                                                      getattr(p.source, "proof", None)))]
         h = p.header().header
         if h is None:
             return out

@@ -23,7 +23,7 @@ from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
-from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME
+from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
 from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR, typed_renames
 
 
@@ -37,6 +37,11 @@ class PakEntrySource:
         self.entry = entry
         self.size = entry.size
         self.mtime_ns = mtime_ns
+
+    @property
+    def proof(self) -> str | None:
+        """How the entry's bytes were proven (GBX entries, once verified; else None)."""
+        return self.entry.proof
 
     def read_at(self, offset: int, size: int) -> bytes:
         try:
@@ -125,6 +130,8 @@ class PakGbxDir(Dir):
         err = self._entry.error
         if err is not None:
             self.xattrs[ERROR_XATTR] = err.encode("utf-8", "replace")
+        if self._entry.proof is not None:
+            self.xattrs[PROOF_XATTR] = self._entry.proof.encode()
         return kids
 
     def loaded(self) -> bool:

@@ -10,6 +10,7 @@ from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
 INFO_NAME = ".pak-info.txt"
 ERROR_NAME = "error.txt"
 ERROR_XATTR = "user.gbxfs.error"
+PROOF_XATTR = "user.pak.verification"   # a GBX entry: "verified by parse" or "recovered (Adler-32 verified)"
 
 
 def error_dir(name: str, info: str, error: str, mtime: int) -> Dir:

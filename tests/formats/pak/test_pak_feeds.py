@@ -151,13 +151,34 @@ def test_stored_gbx_with_unknown_chunk_is_unverifiable_but_header_browsable():
     assert arc.metadata().headers[0] == g.bytes()[:g.body_offset - 4]
 
 
-def test_compressed_gbx_whose_feeds_cannot_be_made_fails_adler():
-    g = _random_body(6, 8)
-    data, _, _ = _pak(g.bytes(), True)
+def _partial_archive(data):
     from gbxfs.formats.gbx.decl import Registry
     from pak_testkit import TEST_DECLS_TEXT
     partial = Registry.from_texts([("t.chunks", TEST_DECLS_TEXT.split("03078F01")[0])])
-    arc = PakArchive(lambda o, n: data[o:o + n], len(data), KEY, decls=partial)
+    return PakArchive(lambda o, n: data[o:o + n], len(data), KEY, decls=partial)
+
+
+def test_compressed_gbx_whose_parse_stops_is_recovered_by_feed_search():
+    """The parse stops at the first child's unknown chunk; the search finds the
+    later feeds and zlib's Adler-32 proves them (recover.py)."""
+    g = _random_body(6, 8)
+    data, _, _ = _pak(g.bytes(), True)
+    arc = _partial_archive(data)
     e = arc.entry(arc.files[0])
+    assert e.check() is None, e.error
+    assert e.gbx.recovered and e.proof == "recovered (Adler-32 verified)"
+    assert e.gbx.parse_status != "complete"
+    assert e.read(0, e.size) == g.bytes()
+    assert b"".join(e.pieces()) == g.bytes()
+
+
+def test_compressed_gbx_whose_feeds_cannot_be_found_fails_adler():
+    """Without the feed search (as for packs) the same entry fails zlib's check."""
+    g = _random_body(6, 8)
+    data, _, _ = _pak(g.bytes(), True)
+    arc = _partial_archive(data)
+    e = arc.entry(arc.files[0])
+    e.feed_search = False
     err = e.check()
     assert err is not None and ("zlib" in err or "inflate" in err), err
+    assert e.proof is None

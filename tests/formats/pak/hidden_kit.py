@@ -1,0 +1,94 @@
+"""The hidden-class test set of the feed search (gbxfs/formats/pak/recover.py),
+shared by tests/formats/pak/test_pak_recover.py and benchmarks/pak_recover.py.
+
+Every binary corpus GBX whose body the shipped declarations walk completely (no
+skippable chunk skipped undecoded: the writer must know every node read) is
+stored with an uncompressed body (as the game's paks hold them: the pak's zlib
+compresses it, and every node read feeds the cipher), then, for every class of
+its nodes that has chunk declarations, written into a pak by our writer (which
+knows every class) and read back with a registry lacking that class's chunks.
+Per class, the `per_class` smallest such files are used.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from corpusdata import CORPUS, manifest_rows
+
+from gbxfs.formats.gbx.body import read_body
+from gbxfs.formats.gbx.decl import Registry, registry
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.header import parse_header
+from gbxfs.formats.gbx.nodes import walk_body
+from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.formats.pak.packlist import derive_key
+from gbxfs.formats.pak.writer import PakFile, build_pak
+
+KS = b"0F1E2D3C4B5A69788796A5B4C3D2E1F0"
+KEY = derive_key(KS)
+MASK = 0xFFFFF000
+
+
+@dataclass
+class Case:
+    path: str
+    data: bytes          # the GBX, body uncompressed
+    hidden: int          # the class whose chunks the reader does not know
+
+
+def uncompressed_body(data: bytes) -> tuple[bytes, set[int]] | None:
+    """`data` with its body stored uncompressed, and its node classes (None: not a
+    binary GBX whose body the declarations walk whole)."""
+    try:
+        h = parse_header(data)
+        if h.format != "B":
+            return None
+        body = read_body(data, h.body_offset, h.body_compression).data
+        res = walk_body(body, class_id=h.raw_class_id, num_nodes=h.num_nodes,
+                        externals=h.refs.by_node_index() if h.refs else None)
+    except GbxError:
+        return None
+    if res.status != "complete":
+        return None
+    if any(c.skippable and c.values is None for n in res.nodes for c in n.chunks):
+        return None     # a chunk the writer skips: its node reads would not feed (the game's would)
+    head = bytearray(data[:h.body_offset])
+    at = head.index(h.format_bytes.encode())
+    head[at + 2] = ord("U")
+    return bytes(head) + body, {n.class_id for n in res.nodes}
+
+
+def cases(per_class: int = 2) -> list[Case]:
+    declared = {cid & MASK for cid, _ in registry().chunks}
+    files = []
+    for row in manifest_rows():
+        if row["kind"] == "gp2":
+            continue
+        data = (CORPUS / row["path"]).read_bytes()
+        if data[:3] != b"GBX":
+            continue
+        got = uncompressed_body(data)
+        if got is not None:
+            files.append((row["path"], *got))
+    files.sort(key=lambda f: (len(f[1]), f[0]))
+    out, per = [], {}
+    for path, data, classes in files:
+        for c in sorted(classes & declared):
+            if per.get(c, 0) < per_class:
+                per[c] = per.get(c, 0) + 1
+                out.append(Case(path, data, c))
+    return out
+
+
+def without_class(class_id: int) -> Registry:
+    full = registry()
+    return Registry({k: v for k, v in full.chunks.items() if k[0] & MASK != class_id}, full.structs, [])
+
+
+def read_back(case: Case):
+    """(entry after check(), its data or None) for one case written into a compressed pak."""
+    pak = build_pak([PakFile("Game/Hidden/" + case.path.rsplit("/", 1)[-1], case.data)], KS)
+    arc = PakArchive(lambda o, n: pak[o:o + n], len(pak), KEY, decls=without_class(case.hidden))
+    e = arc.entry(arc.files[0])
+    err = e.check()
+    return e, (None if err else e.read(0, e.size))
