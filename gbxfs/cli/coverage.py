@@ -1,7 +1,9 @@
 """`gbxfs coverage [--markdown | --json] [--failures] [--chunks [--list]] DIR`: how many
 GBX files under DIR parse completely, per kind (map, replay, ghost, item, other) and game
-generation; with --chunks, the chunk declarations per class and which of them the files
-prove (gbxfs.cli.coverage_chunks).
+generation (--failures: and what stops each other file); with --chunks, the chunk
+declarations per class and which of them the files prove (gbxfs.cli.coverage_chunks).
+The README's coverage sections are these outputs for the corpus
+(tools/readme_coverage.py rewrites them).
 
 "Complete" is `gbxfs info`'s body_status: the walk reached the main node's end marker
 exactly at the end of the body. When DIR holds a MANIFEST.tsv (the shared corpus), its
@@ -126,6 +128,18 @@ def format_markdown(rows: list[tuple[str, str, int, int]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_failures(entries: list[Entry], markdown: bool = False) -> str:
+    """Each file that is not complete, with its precise error (a Markdown list for the README)."""
+    bad = [e for e in entries if e.status != "complete"]
+    if not markdown:
+        return "".join(f"{e.status:<8} {e.kind:<6} {e.generation:<16} {e.path}: {e.error}\n" for e in bad)
+    if not bad:
+        return "\nEvery file parses completely.\n"
+    lines = ["", "What stops each file that is not complete:", ""]
+    lines += [f"- {e.kind}, {e.generation}, {e.status}: `{e.path}`: {e.error}" for e in bad]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
     """Count the GBX files under DIR that parse completely, per kind and game generation."""
     ap = argparse.ArgumentParser(prog="gbxfs coverage", description=__doc__.split("\n\n")[0])
@@ -163,7 +177,5 @@ def main(argv: list[str]) -> int:
     rows = table(entries)
     sys.stdout.write(format_markdown(rows) if args.markdown else format_text(rows))
     if args.failures:
-        for e in entries:
-            if e.status != "complete":
-                print(f"{e.status:<8} {e.kind:<6} {e.generation:<16} {e.path}: {e.error}")
+        sys.stdout.write(format_failures(entries, markdown=args.markdown))
     return EXIT_OK

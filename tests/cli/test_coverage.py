@@ -109,6 +109,10 @@ def test_failures_listing(tmp_path, capsys):
     out = run(capsys, "--failures", str(tmp_path))[1]
     failing = [line for line in out.splitlines() if line.startswith(("partial", "failed"))]
     assert len(failing) == 1 and "a/bad.Challenge.Gbx" in failing[0]
+    md = run(capsys, "--markdown", "--failures", str(tmp_path))[1]
+    items = [line for line in md.splitlines() if line.startswith("- ")]
+    assert len(items) == 1 and "`a/bad.Challenge.Gbx`" in items[0] and "03043FFF" in items[0]
+    assert md.index("| map | **all** |") < md.index(items[0])
 
 
 def test_exit_codes(tmp_path, capsys):

@@ -395,7 +395,12 @@ class GbxReader:
         return False
 
     def _unread(self, data: bytes) -> None:
-        # Only used right after _take in stream mode: wrap the source.
+        # Only used right after _take in stream mode. The source is wrapped once: a
+        # wrapper per peek would nest one level deeper each time, and a pak entry's
+        # map peeks thousands of times (RecursionError in the reads).
         self._pos -= len(data)
         del self._log[len(self._log) - len(data):]
-        self._src = Pushback(self._src, data)
+        if isinstance(self._src, Pushback):
+            self._src.head = data + self._src.head
+        else:
+            self._src = Pushback(self._src, data)

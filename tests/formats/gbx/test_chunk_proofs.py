@@ -1,17 +1,20 @@
 """Chunk declarations against the corpus: every declaration a corpus file uses is
-proven there, `unverified` is on exactly the declarations no corpus file uses, and
-`gbxfs coverage --chunks` reports the declared chunk ids (gbxfs.formats.gbx.proof).
+proven there, `unverified` is on exactly the declarations no corpus file uses,
+`gbxfs coverage --chunks` reports the declared chunk ids (gbxfs.formats.gbx.proof), and
+the README's coverage sections are today's figures (tools/readme_coverage.py).
 
 A failure lists each offending declaration as `file:line chunkid` plus one example
 file and reason, so that a declaration author can fix the flag or the layout."""
 from __future__ import annotations
 
+import importlib.util
 import io
 import struct
 from contextlib import redirect_stdout
 from types import SimpleNamespace
 
 import pytest
+from corpusdata import ROOT
 from gbxfs.formats.gbx.writer import node_body
 
 from gbxfs.cli import coverage
@@ -76,10 +79,15 @@ def test_read_chunk_target_is_proven_with_its_caller_and_flag_mismatches_are_fou
 
 # ---- the shipped declarations against the corpus ----------------------------------------------
 @pytest.fixture(scope="module")
-def corpus_proofs(corpus) -> ChunkProofs:
+def corpus_scan(corpus) -> tuple[list, ChunkProofs]:
     p = ChunkProofs()
-    coverage.scan(corpus, p)
-    return p.finish()
+    entries = coverage.scan(corpus, p)
+    return entries, p.finish()
+
+
+@pytest.fixture(scope="module")
+def corpus_proofs(corpus_scan) -> ChunkProofs:
+    return corpus_scan[1]
 
 
 def _report(states: list[DeclState], what: str) -> str:
@@ -125,3 +133,21 @@ def test_coverage_chunks_reports_the_declared_chunk_ids(tmp_path):
     last = out.getvalue().splitlines()[-1]
     assert last == (f"declared chunk ids: {len(ids)}; declarations: {len(registry().chunks)}; proven: 0; "
                     f"unverified: {unverified}")
+
+
+@pytest.mark.corpus
+def test_readme_coverage_sections_are_the_corpus_figures(corpus_scan):
+    """The README's generated sections (files, failures, chunk table) are what
+    `gbxfs coverage` prints for the corpus today."""
+    readme_tool = _load_tool("readme_coverage")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name, body in readme_tool.sections(*corpus_scan).items():
+        assert readme_tool.current(text, name) == body, \
+            f"README section {name!r} is stale: run tools/readme_coverage.py"
+
+
+def _load_tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

@@ -12,7 +12,7 @@ from gbxfs.formats import gbx
 from gbxfs.formats.gbx.body import read_body
 
 GBX_KINDS = {"map", "replay", "ghost", "item", "other"}
-COMPLETE_KINDS = {"map", "replay", "ghost"}
+COMPLETE_KINDS = {"map", "replay", "ghost", "item"}
 ROWS = [r for r in manifest_rows() if r["kind"] in GBX_KINDS]
 IDS = [r["path"].rsplit("/", 1)[-1] for r in ROWS]
 
@@ -48,7 +48,7 @@ def test_header(parsed, row):
 def test_body(parsed, row):
     data, g = parsed(row)
     h = g.header
-    if row["kind"] in COMPLETE_KINDS:     # the README: every corpus map, replay and ghost
+    if row["kind"] in COMPLETE_KINDS:     # the README: every corpus map, replay, ghost and item
         assert g.body.status == "complete", g.body.error
     else:
         assert g.body.status in ("complete", "partial", "failed"), g.body.status

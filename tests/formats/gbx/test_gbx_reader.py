@@ -210,6 +210,17 @@ def test_stream_skip_marker_pushback():
     assert st.raw(0, len(data)) == data
 
 
+def test_stream_peeks_do_not_nest_the_source():
+    """A pak entry's map peeks at thousands of chunk ids; each peek that puts bytes back
+    must not wrap the source one level deeper (the reads then hit Python's recursion limit)."""
+    n = 5000
+    data = struct.pack(f"<{n}I", *range(1, n + 1))
+    st = GbxReader(Stream(data))
+    for i in range(1, n + 1):
+        assert not st.skip_marker() and st.peek_u32() == i and st.u32() == i
+    assert st.tell() == len(data) and st.peek_u32() is None
+
+
 def test_stream_truncation():
     r = GbxReader(Stream(b"\x01\x02\x03"))
     with pytest.raises(Truncated):
