@@ -16,6 +16,9 @@ from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.header import parse_header
+from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
@@ -122,6 +125,16 @@ class PakGbxDir(Dir):
     def loaded(self) -> bool:
         return self._inner is not None and self._inner.is_dir and self._inner.loaded()
 
+    def summary_header(self):
+        """The GBX header for the folder's maps.csv / replays.csv: from the opened
+        view when there is one, else from the pak's metadata section (no decryption
+        of the entry)."""
+        inner = self._inner
+        if inner is not None and hasattr(inner, "summary_header"):
+            return inner.summary_header()
+        arc, index = self._arc, self._entry.rec.index
+        return self._ctx.cache.get_or_make(("gbx.metaheader", arc, index), lambda: _meta_header(arc, index))
+
 
 class PakFolder(Dir):
     """A folder inside a pak. error.txt appears once one of its entries is
@@ -147,6 +160,18 @@ class PakFolder(Dir):
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
+
+
+def _meta_header(arc: PakArchive, index: int):
+    """(header or None, cost) from a pak's metadata record of one GBX file."""
+    data = arc.gbx_header(index)
+    if not data:
+        return None, 256
+    try:
+        h = parse_header(data, refs=False)
+    except GbxError:
+        return None, 256
+    return h, 2 * len(data) + 4096
 
 
 def _record_xattrs(rec, shown_name: str) -> dict[str, bytes]:
@@ -230,6 +255,8 @@ def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
                 e, entry = file_entry(k, v)
                 kids.append(e)
                 files.append(entry)
+        # maps.csv / replays.csv under names no archive entry has
+        kids += index_files({e.name: e for e in kids}, ctx.cache, ("gbx.index", arc, id(d)))
         return kids, files
 
     return listing(root)[0]
