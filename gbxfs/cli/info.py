@@ -1,5 +1,9 @@
 """`gbxfs info [--json] FILE...`: a summary of each GBX, pak or GP2 file.
 
+FILE is a file on disk, or a path inside a pak as `gbxfs cat` takes it
+(Packs/Game.pak/Media/A.Challenge.Gbx): then the entry's decrypted bytes are
+summarised.
+
 Exit codes (see gbxfs/cli/exits.py): 0 all files summarised; 3 a file was not
 found; 4 a file is bad input (not a known kind, corrupt or truncated); the worst
 one wins. Each failure prints one line `gbxfs: FILE: reason` on stderr.
@@ -147,7 +151,7 @@ def _inside(path: str) -> bytes:
 
 
 def main(argv: list[str]) -> int:
-    """Summarise GBX (pak, GP2) files."""
+    """Summarise GBX, pak and GP2 files."""
     ap = argparse.ArgumentParser(prog="gbxfs info", description=main.__doc__)
     ap.add_argument("--json", action="store_true", help="print one JSON list for all files")
     ap.add_argument("files", nargs="+", metavar="FILE")

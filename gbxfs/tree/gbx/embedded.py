@@ -15,6 +15,7 @@ import struct
 import zipfile
 from typing import Any, Callable
 
+from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Node
 from gbxfs.tree.context import TreeContext
@@ -23,8 +24,8 @@ from gbxfs.tree.cached import CachedFile, LazySliceSource, ParsedBytesFile
 from gbxfs.tree.gbx.zipdir import zip_folder
 from gbxfs.tree.model import Entry
 
-REPLAY_MAP = 0x03093002
-EMBEDDED_ITEMS = 0x03043054
+REPLAY_MAP = classdb.class_id("CGameCtnReplayRecord") | 0x002      # 03093002
+EMBEDDED_ITEMS = classdb.class_id("CGameCtnChallenge") | 0x054     # 03043054
 MAX_ZIP_MEMBERS = 100_000
 
 

@@ -73,15 +73,6 @@ def render_refs(ph: ParsedHeader) -> bytes:
 def describe(what: str, e: BaseException) -> str:
     """One error.txt entry: what failed, where (offset, node, chunk id), why."""
     if isinstance(e, GbxError):
-        where = []
-        if e.where:
-            where.append(e.where)
-        if e.offset is not None:
-            where.append(f"offset {e.offset:#x} ({e.offset})")
-        if e.node is not None:
-            where.append(f"node {e.node}")
-        if e.chunk_id is not None:
-            name = classdb.chunk_name(e.chunk_id) or ""
-            where.append(f"chunk {e.chunk_id:08X}" + (f" ({name})" if name else ""))
+        where = e.context(("where", "offset", "node", "chunk"), chunk_name=classdb.chunk_name, offset_decimal=True)
         return (f"what: {what}\nwhere: {', '.join(where) or 'unknown'}\nwhy: {e.reason}\n")
     return f"what: {what}\nwhere: unknown\nwhy: {type(e).__name__}: {e}\n"

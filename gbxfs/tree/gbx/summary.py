@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.model import Labeled
 
-MAP, REPLAY, GHOST = 0x03043000, 0x03093000, 0x03092000
+MAP, REPLAY, GHOST = map(classdb.class_id, ("CGameCtnChallenge", "CGameCtnReplayRecord", "CGameCtnGhost"))
 
 # summary field -> declared field names that carry it, in order of preference
 MAP_FIELDS: dict[str, tuple[str, ...]] = {

@@ -28,8 +28,9 @@ from __future__ import annotations
 import errno
 from typing import Callable, Iterable, Mapping
 
+from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.thumbnail import flip_jpeg, split_thumbnail_chunk
+from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_files
@@ -43,8 +44,7 @@ from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, SourceFile
 from gbxfs.tree.source import ByteSource
 
-REPLAY, GHOST, MAP = 0x03093000, 0x03092000, 0x03043000
-THUMBNAIL_CHUNK = 0x03043007
+REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
 
 
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext,

@@ -8,13 +8,13 @@ import struct
 import zlib
 
 import pytest
+from ghost_corpus import generation_of, parsed
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.ghost.codec import quat3, quat6, vec3_4
 from gbxfs.formats.gbx.ghost.csvfile import render_csv
 from gbxfs.formats.gbx.ghost.entrecord import parse_record_chunk
 from gbxfs.formats.gbx.ghost.samples import decode_ghost_chunk
-from tests.formats.gbx.ghost_corpus import generation_of, parsed
 
 
 def _rotate(q, v):

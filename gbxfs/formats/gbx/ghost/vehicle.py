@@ -21,13 +21,14 @@ from __future__ import annotations
 import math
 import struct
 
+from .. import classdb
 from ..errors import GbxError
 from .codec import quat3, quat6, vec3_4
 
 _POS = struct.Struct("<3f").unpack_from
 _U16 = struct.Struct("<H").unpack_from
 
-CAR_CLASS_IDS = (0x0A02B000, 0x0A103000)   # CSceneVehicleCar (and its older id)
+CAR_CLASS_IDS = tuple(map(classdb.class_id, ("CSceneVehicleCar", "CSceneToyVehicleTrackMania")))
 
 _HMS = ("angvel_x", "angvel_y", "angvel_z")
 _SPEEDS = ("speed_forward_mps", "speed_sideward_mps")   # names end with their unit
