@@ -211,6 +211,11 @@ class PartlyListedDir(Dir):
         self._unlisted = unlisted
         self._listed: dict[str, Entry] | None = None
 
+    @property
+    def unlisted(self) -> frozenset[str]:
+        """Names child() may find that children() never lists (for tools that walk everything)."""
+        return self._unlisted
+
     def children(self) -> Mapping[str, Entry]:
         listed = self._listed
         if listed is None:
