@@ -24,12 +24,14 @@ from pathlib import Path
 from gbxfs.cli import coverage_chunks
 from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 from gbxfs.formats import gbx
-from gbxfs.formats.gbx import generation
+from gbxfs.formats.gbx import classdb, generation
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.proof import ChunkProofs
 
 KINDS = ("map", "replay", "ghost", "item", "other")
-KIND_BY_CLASS = {0x03043000: "map", 0x03093000: "replay", 0x03092000: "ghost", 0x2E002000: "item"}
+KIND_BY_CLASS = {classdb.class_id(name): kind for name, kind in (
+    ("CGameCtnChallenge", "map"), ("CGameCtnReplayRecord", "replay"), ("CGameCtnGhost", "ghost"),
+    ("CGameItemModel", "item"))}
 MAX_FILE = 512 << 20        # parse needs the whole file in memory
 
 

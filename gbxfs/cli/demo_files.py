@@ -9,8 +9,8 @@
   header chunks a map browser shows first: description, common info, XML,
   author and an (upside-down, as the game stores it) JPEG thumbnail.
 
-The GBX bytes come from the small writer below (a handful of primitives,
-lookback strings and node references), not from the parser.
+The GBX bytes come from gbxfs/formats/gbx/writer.py (primitives, lookback
+strings, the file around a body), not from the parser.
 """
 from __future__ import annotations
 
@@ -18,62 +18,12 @@ import io
 import struct
 from pathlib import Path
 
-MAP, CLIP, TRACK = 0x03043000, 0x03079000, 0x03078000
-TEXT_BLOCK, FADE_BLOCK, EFFECT = 0x030A8000, 0x030AB000, 0x07010000
-END = 0xFACADE01
+from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.writer import END, W, build_gbx
 
-
-class _W:
-    """Little-endian GBX primitives with one lookback-string context."""
-
-    def __init__(self):
-        self.buf = bytearray()
-        self._ids: list[str] | None = None
-
-    def u8(self, v): self.buf += struct.pack("<B", v); return self
-    def u32(self, v): self.buf += struct.pack("<I", v & 0xFFFFFFFF); return self
-    def i32(self, v): self.buf += struct.pack("<i", v); return self
-    def f32(self, *vs): self.buf += struct.pack(f"<{len(vs)}f", *vs); return self
-    def bool(self, v): return self.u32(1 if v else 0)
-
-    def str(self, s: str):
-        b = s.encode("utf-8")
-        self.buf += struct.pack("<I", len(b)) + b
-        return self
-
-    def lookback(self, s: str):
-        if self._ids is None:          # a context starts with the lookback version
-            self.u32(3)
-            self._ids = []
-        if s in self._ids:
-            return self.u32(0x40000000 | (self._ids.index(s) + 1))
-        self._ids.append(s)
-        return self.u32(0x40000000).str(s)
-
-    def meta(self, a: str, b: str, c: str):
-        return self.lookback(a).lookback(b).lookback(c)
-
-    def bytes(self) -> bytes:
-        return bytes(self.buf)
-
-
-def _gbx(class_id: int, header_chunks: list[tuple[int, bytes]], body: bytes, *, compress: bool,
-         num_nodes: int) -> bytes:
-    """A version 6 binary GBX."""
-    table = struct.pack("<I", len(header_chunks)) + b"".join(
-        struct.pack("<II", cid, len(data)) for cid, data in header_chunks)
-    user = table + b"".join(data for _, data in header_chunks)
-    out = bytearray(b"GBX" + struct.pack("<H", 6) + (b"BUCR" if compress else b"BUUR"))
-    out += struct.pack("<II", class_id, len(user)) + user
-    out += struct.pack("<II", num_nodes, 0)           # no external references
-    if compress:
-        import lzo
-        packed = lzo.compress(body, 1, False)
-        out += struct.pack("<II", len(body), len(packed)) + packed
-    else:
-        out += body
-    return bytes(out)
-
+MAP, CLIP, TRACK = map(classdb.class_id, ("CGameCtnChallenge", "CGameCtnMediaClip", "CGameCtnMediaTrack"))
+TEXT_BLOCK, FADE_BLOCK, EFFECT = map(classdb.class_id, ("CGameCtnMediaBlockText", "CGameCtnMediaBlockTransitionFade",
+                                                       "CControlEffectSimi"))
 
 # -- the map ---------------------------------------------------------------------------------
 def thumbnail_jpeg(size: int = 256) -> bytes:
@@ -106,50 +56,51 @@ AUTHOR_TIME = 41230
 
 
 def demo_map() -> bytes:
-    desc = _W().u8(8).bool(False).i32(AUTHOR_TIME * 3 // 2).i32(AUTHOR_TIME * 6 // 5) \
+    desc = W().u8(8).bool(False).i32(AUTHOR_TIME * 3 // 2).i32(AUTHOR_TIME * 6 // 5) \
         .i32(AUTHOR_TIME * 21 // 20).i32(AUTHOR_TIME).u32(1234).bool(False).u32(0)
-    common = _W().u8(2).meta(MAP_UID, "Stadium", AUTHOR).str(MAP_NAME).u8(6) \
-        .u32(0).str("").meta("Day", "Stadium", "Nadeo")
+    common = W().u8(2).id(MAP_UID).id("Stadium").id(AUTHOR).string(MAP_NAME).u8(6) \
+        .u32(0).string("").id("Day").id("Stadium").id("Nadeo")
     xml = (f'<header type="map" exever="2.11.26" exebuild="2011-02-21_17_47">'
            f'<ident uid="{MAP_UID}" name="{MAP_NAME}" author="{AUTHOR}"/>'
            f'<desc envir="Stadium" mood="Day" type="Race" nblaps="0" price="1234"/>'
            f'<times bronze="{AUTHOR_TIME * 3 // 2}" silver="{AUTHOR_TIME * 6 // 5}" '
            f'gold="{AUTHOR_TIME * 21 // 20}" authortime="{AUTHOR_TIME}" authorscore="0"/>'
            f'<deps></deps></header>')
-    community = _W().str(xml)
+    community = W().string(xml)
     thumb = _stored_upside_down(thumbnail_jpeg())
-    thumbnail = _W().u32(1).u32(len(thumb))
+    thumbnail = W().u32(1).u32(len(thumb))
     thumbnail.buf += b"<Thumbnail.jpg>" + thumb + b"</Thumbnail.jpg><Comments>"
-    thumbnail.str("Made by gbxfs demo: browse me as a folder.").buf += b"</Comments>"
-    author = _W().u32(0).u32(0).str(AUTHOR).str("gbxfs demo").str("World").str("")
-    header = [(0x03043002, desc.bytes()), (0x03043003, common.bytes()), (0x03043005, community.bytes()),
-              (0x03043007, thumbnail.bytes()), (0x03043008, author.bytes())]
-    body = _W().u32(END).bytes()      # the block data is not what this demo is about
-    return _gbx(MAP, header, body, compress=True, num_nodes=1)
+    thumbnail.string("Made by gbxfs demo: browse me as a folder.").buf += b"</Comments>"
+    author = W().u32(0).u32(0).string(AUTHOR).string("gbxfs demo").string("World").string("")
+    header = [(MAP | 0x002, desc.bytes()), (MAP | 0x003, common.bytes()), (MAP | 0x005, community.bytes()),
+              (MAP | 0x007, thumbnail.bytes()), (MAP | 0x008, author.bytes())]
+    body = W().u32(END).bytes()      # the block data is not what this demo is about
+    return build_gbx(class_id=MAP, header_chunks=[(cid, data, False) for cid, data in header], body=body,
+                     body_comp="C")
 
 
 # -- MediaTracker clips ----------------------------------------------------------------------
 def demo_clip(n: int) -> bytes:
     """A clip with one track holding a text block (with its effect) and a fade."""
-    w = _W()
-    w.u32(0x0307900D).u32(0).u32(1).u32(1)
+    w = W()
+    w.u32(CLIP | 0x00D).u32(0).u32(1).u32(1)
     w.i32(1).u32(TRACK)                                   # new node #1: the track
-    w.u32(0x03078001).str(f"Track {n}").u32(0xA).u32(2)
+    w.u32(TRACK | 0x001).string(f"Track {n}").u32(0xA).u32(2)
     w.i32(2).u32(TEXT_BLOCK)                              # new node #2: a text block
-    w.u32(0x030A8001).str(f"Hello from clip {n}")
+    w.u32(TEXT_BLOCK | 0x001).string(f"Hello from clip {n}")
     w.i32(3).u32(EFFECT)                                  # new node #3: its effect
-    w.u32(0x07010005).u32(2)
+    w.u32(EFFECT | 0x005).u32(2)
     for t in (0.0, 2.5 + n):
         w.f32(t, 0.0, 0.1 * n, 0.0, 1.0, 1.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0)
     w.bool(True).u32(0).bool(False).bool(True).u32(END)
-    w.u32(0x030A8002).f32(1.0, 0.8, 0.2 + 0.1 * n).u32(END)
+    w.u32(TEXT_BLOCK | 0x002).f32(1.0, 0.8, 0.2 + 0.1 * n).u32(END)
     w.i32(4).u32(FADE_BLOCK)                              # new node #4: a fade
-    w.u32(0x030AB000).u32(2).f32(0.0, 0.0, 1.5, 1.0).f32(0.0, 0.0, 0.0, 1.0).u32(END)
+    w.u32(FADE_BLOCK | 0x000).u32(2).f32(0.0, 0.0, 1.5, 1.0).f32(0.0, 0.0, 0.0, 1.0).u32(END)
     w.u32(0)                                              # 03078001's trailing field
-    w.u32(0x03078004).bool(False).u32(0).u32(END)         # end of the track node
-    w.str(f"Demo clip {n}").bool(False).bool(True).bool(False).str("").f32(0.5).i32(-1)
+    w.u32(TRACK | 0x004).bool(False).u32(0).u32(END)         # end of the track node
+    w.string(f"Demo clip {n}").bool(False).bool(True).bool(False).string("").f32(0.5).i32(-1)
     w.u32(END)
-    return _gbx(CLIP, [], w.bytes(), compress=False, num_nodes=5)
+    return build_gbx(class_id=CLIP, body=w.bytes(), num_nodes=5)
 
 
 # -- textures --------------------------------------------------------------------------------

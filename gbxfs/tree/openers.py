@@ -1,8 +1,10 @@
 """The opener registry: which file kinds become folders, and how.
 
-Adding a format is one line in DEFAULT_OPENERS. An opener matches a file by
-name (cheap, no I/O), then optionally by a content probe (reads a few bytes),
-and holds the view factory `factory(name, source, ctx) -> Dir` that builds
+Adding a format is one line in DEFAULT_OPENERS; the first opener that matches
+wins, so the order matters (ManiaPlanet .Pack.Gbx before GBX). An opener
+matches a file by name (cheap, no I/O), then optionally by a condition on the
+context (`when`: GBX folders only in gbx_mode "folder") and a content probe
+(reads a few bytes; a probe that fails leaves the file plain), and holds the view factory `factory(name, source, ctx) -> Dir` that builds
 the folder (ViewFactory in gbxfs/tree/contract.py).
 
 Matching a file never builds its view: the folder shown is a ViewDir that

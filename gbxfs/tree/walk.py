@@ -1,7 +1,8 @@
-"""Walking the tree by path: `gbxfs ls/cat` resolve their arguments with it,
-and the FUSE layer walks from the root when the kernel asks for an inode it
-no longer holds ('..' on an exported mount). WalkError names the part of the
-path that failed."""
+"""Walking the tree by path: `gbxfs ls/cat` (and `gbxfs info` for a path inside
+a pak) resolve their arguments with it, and the FUSE layer walks from the root
+when the kernel asks for an inode it no longer holds ('..' on an exported
+mount). WalkError names the part of the path that failed; effective_mtime_ns
+gives an entry the mtime of its nearest ancestor that has one."""
 from __future__ import annotations
 
 from gbxfs.tree.model import Dir, Entry

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from pack6_kit import FOLDERS, KEY, RAW, needs_lz4
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "formats" / "pak"))
-from pack6_kit import FOLDERS, KEY, RAW, needs_lz4  # noqa: E402
-
-from gbxfs.formats.pak.writer import PakFile, write_packs  # noqa: E402
-from gbxfs.formats.pak.writer6 import PackFile, build_pack  # noqa: E402
+from gbxfs.formats.pak.writer import PakFile, write_packs
+from gbxfs.formats.pak.writer6 import PackFile, build_pack
 
 pytestmark = [pytest.mark.mount]
 

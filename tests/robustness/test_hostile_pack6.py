@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import random
 import struct
-import sys
-from pathlib import Path
 
 import pytest
+from pack6_kit import FOLDERS, KEY, RAW, needs_lz4
 from robust_walk import walk_files
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "formats" / "pak"))
-from pack6_kit import FOLDERS, KEY, RAW, needs_lz4  # noqa: E402
-
-from gbxfs.formats.pak.writer6 import PackFile, build_pack  # noqa: E402
+from gbxfs.formats.pak.writer6 import PackFile, build_pack
 
 KEYS = f"P.Pack.Gbx {KEY.hex()}\n".encode()
 

@@ -4,12 +4,11 @@ keep alive. Measured with tracemalloc (Python allocations, bytes objects
 included), never with timings."""
 from __future__ import annotations
 
-import gc
 import shutil
-import tracemalloc
 
 import pytest
 from corpusdata import CORPUS, manifest_rows
+from memtrace import MiB, Traced, flush
 from robust_gbx import build_gbx, node_body
 from robust_walk import walk_tree
 
@@ -18,37 +17,10 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.root import build_tree
 
 pytestmark = pytest.mark.corpus
-MiB = 1 << 20
 
 
 def _path(needle: str) -> str:
     return next(r["path"] for r in manifest_rows() if needle in r["path"])
-
-
-def _flush(cache: ByteLRU) -> None:
-    """Evict everything: one item as large as the cache pushes all others out."""
-    cache.put(("test", "flush"), None, cache.max_bytes)
-    cache.put(("test", "flush"), None, 0)
-
-
-class Traced:
-    """Traced memory growth from construction to now, after a full collection."""
-
-    def __enter__(self):
-        self.started = not tracemalloc.is_tracing()
-        if self.started:
-            tracemalloc.start()
-        gc.collect()
-        self.base = tracemalloc.get_traced_memory()[0]
-        return self
-
-    def growth(self) -> int:
-        gc.collect()
-        return tracemalloc.get_traced_memory()[0] - self.base
-
-    def __exit__(self, *exc):
-        if self.started:
-            tracemalloc.stop()
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +46,7 @@ def test_tree_keeps_nothing_once_the_cache_is_emptied(folder):
         report = walk_tree(root)
         assert not report.bugs and report.bytes_read > 5 * MiB
         walked = t.growth()
-        _flush(ctx.cache)
+        flush(ctx.cache)
         kept = t.growth()
         del root
     assert walked > 20 * MiB                 # the walk did keep a lot: in the cache
@@ -129,7 +101,7 @@ def test_pak_gbx_entry_keeps_no_copy_outside_the_cache():
         arc = PakArchive(lambda o, n: pak[o:o + n], len(pak), key, cache=cache)
         entry = arc.entry(arc.files[0])
         assert entry.read(0, len(gbx)) == gbx
-        _flush(cache)
+        flush(cache)
         kept = t.growth()
         assert entry.read(0, 16) == gbx[:16]          # still readable after the cache lost it
         del arc, entry

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
+from memtrace import MiB, Traced, flush
 from robust_gbx import build_gbx, node_body
-from test_memory import MiB, Traced, _flush
 
 from gbxfs.formats.pak import packlist
 from gbxfs.formats.pak.archive import PakArchive
@@ -43,7 +43,7 @@ def test_metadata_section_lives_in_the_cache():
         held = t.growth()
         assert held <= cache.current_bytes + MiB, "the cache is charged less than the metadata keeps"
         del meta
-        _flush(cache)
+        flush(cache)
         kept = t.growth()
         assert len(arc.gbx_header(3)) > MiB          # re-derived on a miss
         del arc
@@ -81,7 +81,7 @@ def test_seek_checkpoints_live_in_the_cache():
             assert e.read(len(data) - 3, 3) == data[-3:]
         held = t.growth()
         assert held <= cache.current_bytes + MiB, f"{held / MiB:.1f} MiB kept, {cache.current_bytes / MiB:.1f} MiB accounted"
-        _flush(cache)
+        flush(cache)
         kept = t.growth()
         for e in entries:                     # still readable: from the stream start, rebuilding them
             assert e.read(3 * CHECKPOINT + 1, 4) == data[3 * CHECKPOINT + 1:3 * CHECKPOINT + 5]

@@ -8,18 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from pack6_kit import FOLDERS, GBX, KEY, RAW, combo_files, needs_lz4
+from pak_testkit import make_test_decls
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "formats" / "pak"))
-from pack6_kit import FOLDERS, GBX, KEY, RAW, combo_files, needs_lz4  # noqa: E402
-from pak_testkit import make_test_decls  # noqa: E402
-
-from gbxfs.cli import extract  # noqa: E402
-from gbxfs.formats.pak.writer import PakFile, write_packs  # noqa: E402
-from gbxfs.formats.pak.writer6 import PackFile, build_pack  # noqa: E402
-from gbxfs.tree.context import TreeContext  # noqa: E402
-from gbxfs.tree.pak.entries import PakEntryFile, PakGbxDir  # noqa: E402
-from gbxfs.tree.root import build_tree  # noqa: E402
-from gbxfs.tree.walk import resolve  # noqa: E402
+from gbxfs.cli import extract
+from gbxfs.formats.pak.writer import PakFile, write_packs
+from gbxfs.formats.pak.writer6 import PackFile, build_pack
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.pak.entries import PakEntryFile, PakGbxDir
+from gbxfs.tree.root import build_tree
+from gbxfs.tree.walk import resolve
 
 DECLS = make_test_decls()
 HASH_GBX = "0A1B2C3D4E5F60718293A4B5C6D7E8F901"     # 34 hex digits, like the game's hashed names

@@ -70,6 +70,27 @@ def class_name(class_id: int) -> str | None:
     return _names().get(remap(class_id) & CLASS_MASK)
 
 
+@functools.cache
+def _ids() -> dict[str, tuple[int, ...]]:
+    """Class name -> its current ids (old ids that remap() wraps left out)."""
+    wrapped = _wrap()
+    out: dict[str, tuple[int, ...]] = {}
+    for id_, name in _names().items():
+        if id_ not in wrapped:
+            out[name] = out.get(name, ()) + (id_,)
+    return out
+
+
+def class_id(name: str) -> int:
+    """Current id of a class named in the generated data ("CGameCtnChallenge" ->
+    0x03043000): how code names a class instead of writing its id. KeyError when the
+    name is unknown or names several current classes."""
+    ids = _ids().get(name, ())
+    if len(ids) != 1:
+        raise KeyError(f"class {name!r} is {'ambiguous' if ids else 'unknown'} in gbxfs/data/classdb_classes.tsv")
+    return ids[0]
+
+
 def parent(class_id: int) -> int | None:
     return _parents().get(class_id & CLASS_MASK)
 

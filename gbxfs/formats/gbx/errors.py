@@ -7,6 +7,8 @@ offset, the node walker knows the chunk and the node), see `add_context`.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 
 class GbxError(Exception):
     """Bad GBX input. `reason` is the bare message; str() adds the context."""
@@ -34,18 +36,26 @@ class GbxError(Exception):
             self.where = where
         return self
 
-    def __str__(self) -> str:
-        parts = []
+    def context(self, order: tuple[str, ...] = ("where", "chunk", "node", "offset", "decl"), *,
+                chunk_name: Callable[[int], str | None] | None = None, offset_decimal: bool = False) -> list[str]:
+        """The known context fields as short phrases ("chunk 03043007", "offset 0x1c"),
+        in `order`. `chunk_name` adds a chunk's name, `offset_decimal` the decimal offset."""
+        known: dict[str, str] = {}
         if self.where:
-            parts.append(self.where)
+            known["where"] = self.where
         if self.chunk_id is not None:
-            parts.append(f"chunk {self.chunk_id:08X}")
+            name = chunk_name(self.chunk_id) if chunk_name else None
+            known["chunk"] = f"chunk {self.chunk_id:08X}" + (f" ({name})" if name else "")
         if self.node is not None:
-            parts.append(f"node {self.node}")
+            known["node"] = f"node {self.node}"
         if self.offset is not None:
-            parts.append(f"offset {self.offset:#x}")
+            known["offset"] = f"offset {self.offset:#x}" + (f" ({self.offset})" if offset_decimal else "")
         if self.decl:
-            parts.append(f"reading {self.decl}")
+            known["decl"] = f"reading {self.decl}"
+        return [known[k] for k in order if k in known]
+
+    def __str__(self) -> str:
+        parts = self.context()
         return f"{self.reason} ({', '.join(parts)})" if parts else self.reason
 
     def to_dict(self) -> dict:

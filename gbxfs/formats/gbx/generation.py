@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import classdb
+
 # In release order; "unknown" last. Coverage tables list generations in this order.
 GENERATIONS = ("TM 1.0", "TM Sunrise", "TM Original", "TM Nations ESWC", "TM United", "TM Forever",
                "ManiaPlanet", "TM Turbo", "TM2020", "ShootMania", "unknown")
@@ -22,6 +24,7 @@ SUNRISE_ENVIRONMENTS = {"Island", "Bay", "Coast"}
 ORIGINAL_ENVIRONMENTS = {"Alpine", "Speed", "Rally"}
 TM2020_STADIUM = 26          # collection id of TM2020's Stadium (a number, not a string)
 TM2020_TITLES = ("Trackmania", "OrbitalDev")
+_MAP, _REPLAY, _GHOST = map(classdb.class_id, ("CGameCtnChallenge", "CGameCtnReplayRecord", "CGameCtnGhost"))
 
 _ATTR = re.compile(r'\b(\w+)="([^"]*)"')
 
@@ -78,15 +81,15 @@ def _body_values(g: Any, chunk_id: int) -> dict[str, Any]:
 def infer(g: Any) -> str:
     """The generation of a parsed GBX file (gbxfs.formats.gbx.parse result)."""
     xml = _xml(g)
-    desc = _header_values(g, 0x03043002)          # map "TmDesc"
-    common = _header_values(g, 0x03043003)        # map "Common"
-    replay = _header_values(g, 0x03093000)        # replay "Version"
+    desc = _header_values(g, _MAP | 0x002)        # 03043002 map "TmDesc"
+    common = _header_values(g, _MAP | 0x003)      # 03043003 map "Common"
+    replay = _header_values(g, _REPLAY | 0x000)   # 03093000 replay "Version"
     title = xml.get("title") or str(common.get("titleUID") or replay.get("titleId") or "")
     exever = xml.get("exever", "")
     # the collection as stored: a string, or a number from the game's global table
     # (a map without header chunks, e.g. one taken out of a replay: its block chunk)
     collection = common.get("environment", replay.get("environment",
-                            _body_values(g, 0x0304301F).get("environment")))
+                            _body_values(g, _MAP | 0x01F).get("environment")))
     envir = xml.get("envir") or collection
     map_type = str(common.get("mapType") or "")
     desc_version = desc.get("version")
@@ -110,7 +113,7 @@ def infer(g: Any) -> str:
         return "TM 1.0"
     # a ghost file alone: GBX.NET/replay tests - its "basic" chunk from version 5 on
     # carries TM2020 record data
-    if g.header.class_id == 0x03092000 and (_body_values(g, 0x03092000).get("version") or 0) >= 5:
+    if g.header.class_id == _GHOST and (_body_values(g, _GHOST | 0x000).get("version") or 0) >= 5:
         return "TM2020"
     if envir in ORIGINAL_ENVIRONMENTS:
         return "TM Original"

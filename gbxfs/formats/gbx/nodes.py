@@ -122,34 +122,30 @@ class NodeWalker:
                                offset=base + at, chunk_id=cid, node=node_label(node), where="body")
                 node.error = err
                 raise _walker_error(err)
-            start = r.tell()
-            try:
-                values = decl.decode(r, cid, node)
-            except GbxError as e:
-                e.add_context(chunk_id=cid, node=node_label(node), where="body")
-                node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
-                                         None, e, stored_id, name=name))
-                node.error = e
-                raise
-            node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
-                                     values, None, stored_id, name=name))
+            _decode_chunk(r, node, decl, cid, stored_id, name)
 
     def _walk_archive(self, r: GbxReader, node: Node, decl: Any) -> None:
         """A class that archives itself (declared with the `archive` flag under its
         class id): one layout, no chunk ids, no end marker; kept as one chunk of that id."""
-        base, start, cid = r.offset_base, r.tell(), decl.chunk_id
-        name = getattr(decl, "name", None)
-        try:
-            values = decl.decode(r, cid, node)
-        except GbxError as e:
-            e.add_context(chunk_id=cid, node=node_label(node), where="body")
-            node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
-                                     None, e, None, name=name))
-            node.error = e
-            raise
-        node.chunks.append(Chunk(cid, base + start, r.tell() - start, r.raw(start, r.tell()), False,
-                                 values, None, None, name=name))
+        _decode_chunk(r, node, decl, decl.chunk_id, None, getattr(decl, "name", None))
         node.complete = True
+
+
+def _decode_chunk(r: GbxReader, node: Node, decl: Any, cid: int, stored_id: int | None, name: str | None) -> None:
+    """Decode a chunk that has no size (not skippable) with its declaration and append
+    it to `node`; on a decoding error the chunk is kept with the error, which is
+    then raised (the rest of the node cannot be found)."""
+    base, start = r.offset_base, r.tell()
+    try:
+        values, error = decl.decode(r, cid, node), None
+    except GbxError as e:
+        values, error = None, e.add_context(chunk_id=cid, node=node_label(node), where="body")
+        node.error = e
+    end = r.tell()
+    node.chunks.append(Chunk(cid, base + start, end - start, r.raw(start, end), False, values, error, stored_id,
+                             name=name))
+    if error is not None:
+        raise error
 
 
 def _walker_error(e: GbxError) -> GbxError:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import io
 
+from . import classdb
 from .blob import BlobCursor
 from .errors import GbxError
 
 JPEG_MAGIC = b"\xff\xd8"
+THUMBNAIL_CHUNK = classdb.class_id("CGameCtnChallenge") | 0x007   # 03043007
 MAX_PIXELS = 4096 * 4096   # thumbnails are 256x256 or 512x512; refuse decompression bombs
 
 
@@ -66,15 +68,15 @@ def split_thumbnail_chunk(raw: bytes) -> tuple[bytes | None, str | None]:
         return None, None
     size = c.count(1, c.u32())
     if c.bytes(len(_THUMB_OPEN)) != _THUMB_OPEN:
-        raise GbxError("chunk 03043007: <Thumbnail.jpg> marker missing", chunk_id=0x03043007)
+        raise GbxError("chunk 03043007: <Thumbnail.jpg> marker missing", chunk_id=THUMBNAIL_CHUNK)
     jpeg = c.bytes(size)
     if c.bytes(len(_THUMB_CLOSE)) != _THUMB_CLOSE:
-        raise GbxError("chunk 03043007: </Thumbnail.jpg> marker missing", chunk_id=0x03043007)
+        raise GbxError("chunk 03043007: </Thumbnail.jpg> marker missing", chunk_id=THUMBNAIL_CHUNK)
     comments = None
     if c.left:
         if c.bytes(len(_COMMENTS_OPEN)) != _COMMENTS_OPEN:
-            raise GbxError("chunk 03043007: <Comments> marker missing", chunk_id=0x03043007)
+            raise GbxError("chunk 03043007: <Comments> marker missing", chunk_id=THUMBNAIL_CHUNK)
         comments = c.bytes(c.count(1)).decode("utf-8", "replace")
         if c.bytes(len(_COMMENTS_CLOSE)) != _COMMENTS_CLOSE:
-            raise GbxError("chunk 03043007: </Comments> marker missing", chunk_id=0x03043007)
+            raise GbxError("chunk 03043007: </Comments> marker missing", chunk_id=THUMBNAIL_CHUNK)
     return (jpeg or None), comments

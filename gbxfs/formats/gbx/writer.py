@@ -1,10 +1,11 @@
-"""Writing GBX files: the one GBX writer, for tests and benchmarks (beside
+"""Writing GBX files: the one GBX writer, for tests, benchmarks and `gbxfs demo`
 gbxfs/formats/pak/writer.py).
 
 It builds what no public file offers (header versions 3-5, the text format,
 hand-made bodies and hostile variants) from the layout in
-docs/formats/gbx.md, and imports nothing from the reading side, so that a
-mistake in the parser cannot hide in a file written by the same code.
+docs/formats/gbx.md, and imports nothing from the reading side (only the
+generated class data), so that a mistake in the parser cannot hide in a file
+written by the same code.
 
     W                   primitives, binary or text (u32, string, lookback id, ...)
     chunk / node_body   body chunks (skippable or not) and a node's end marker
@@ -16,8 +17,11 @@ import struct
 
 import lzo
 
+from . import classdb
+
 SKIP = 0x534B4950          # "PIKS": a skippable chunk's marker, then its size
 END = 0xFACADE01           # a node's end marker
+MAP = classdb.class_id("CGameCtnChallenge")   # the default main class
 
 
 class W:
@@ -51,8 +55,10 @@ class W:
     def hex32(self, v: int) -> "W":
         return self._line(f"{v:08X}") if self.text else self.raw(struct.pack("<I", v))
 
-    def f32(self, v: float) -> "W":
-        return self._line(repr(v)) if self.text else self.raw(struct.pack("<f", v))
+    def f32(self, *vs: float) -> "W":
+        for v in vs:
+            self._line(repr(v)) if self.text else self.raw(struct.pack("<f", v))
+        return self
 
     def bool(self, v: bool) -> "W":
         return self.u32(1 if v else 0)
@@ -101,7 +107,7 @@ def node_body(chunks: list[tuple[int, bytes, bool]]) -> bytes:
 
 
 def build_gbx(*, version: int = 6, fmt: str = "B", ref_comp: str = "U", body_comp: str = "U",
-              unknown: str = "R", class_id: int = 0x03043000,
+              unknown: str = "R", class_id: int = MAP,
               header_chunks: list[tuple[int, bytes, bool]] | None = None,
               num_nodes: int = 1, externals: list[dict] | None = None,
               folders: list | None = None, ancestor: int = 0, body: bytes = b"",

@@ -5,7 +5,8 @@
   source reads the chunk from the cached parse (no copy kept in the tree).
 - A map's embedded items (chunk 03043054, decoded by the map declarations)
   become items.zip (the stored ZIP, byte for byte) and items.txt (the item
-  list the chunk declares, then the ZIP's member names).
+  list the chunk declares, then the ZIP's member names), and items/, the ZIP
+  opened (gbxfs/tree/gbx/zipdir.py).
 """
 from __future__ import annotations
 
@@ -14,15 +15,17 @@ import struct
 import zipfile
 from typing import Any, Callable
 
+from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Node
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.dump import dump_lines
 from gbxfs.tree.cached import CachedFile, LazySliceSource, ParsedBytesFile
+from gbxfs.tree.gbx.zipdir import zip_folder
 from gbxfs.tree.model import Entry
 
-REPLAY_MAP = 0x03093002
-EMBEDDED_ITEMS = 0x03043054
+REPLAY_MAP = classdb.class_id("CGameCtnReplayRecord") | 0x002      # 03093002
+EMBEDDED_ITEMS = classdb.class_id("CGameCtnChallenge") | 0x054     # 03043054
 MAX_ZIP_MEMBERS = 100_000
 
 
@@ -88,4 +91,7 @@ def embedded_entries(main: Node, ctx: TreeContext, mtime_ns: int, open_nested, k
             out.append(ParsedBytesFile("items.zip", lambda: _find_zip(chunk().values), size=len(z)))
             out.append(CachedFile("items.txt", ctx.cache, (key, "items.txt"), lambda: items_text(chunk()),
                                   size=len(text)))
+            # the same ZIP opened: items/<...>.Item.Gbx folders
+            out.append(zip_folder("items", z, lambda: _find_zip(chunk().values) or b"", open_nested,
+                                  ctx.cache, (key, "items/"), mtime_ns))
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.ghost.csvfile import render_csv
 from gbxfs.formats.gbx.ghost.entrecord import parse_record_chunk, vehicle_tracks
@@ -22,10 +23,11 @@ from gbxfs.formats.gbx.ghost.samples import ghost_track
 from gbxfs.formats.gbx.model import Node, NodeRef
 from gbxfs.tree.gbx.values import walk_values
 
-CTN_GHOST = 0x03092000
-RECORD_DATA = 0x0911F000
-SAMPLE_CHUNKS = (0x0303F005, 0x0303F006)
-OLD_SAMPLES, OLD_MOBIL = 0x0303F003, 0x0303F004
+CTN_GHOST = classdb.class_id("CGameCtnGhost")
+RECORD_DATA = classdb.class_id("CPlugEntRecordData")
+_GAME_GHOST = classdb.class_id("CGameGhost")
+SAMPLE_CHUNKS = (_GAME_GHOST | 0x005, _GAME_GHOST | 0x006)
+OLD_SAMPLES, OLD_MOBIL = _GAME_GHOST | 0x003, _GAME_GHOST | 0x004
 
 
 @dataclass(eq=False)
@@ -101,19 +103,19 @@ def _samples(node: Node) -> GhostTrack | None:
     return None
 
 
-# (chunk, field) pairs that carry each fact, first found wins
+# (CGameCtnGhost chunk index, field) pairs that carry each fact, first found wins
 _FACTS = {
-    "race_time_ms": [(0x03092005, "raceTime")],
-    "respawns": [(0x03092008, "respawns")],
-    "stunt_score": [(0x0309200A, "stuntScore")],
-    "nickname": [(0x03092000, "ghostNickname"), (0x03092017, "ghostNickname"), (0x03092015, "ghostNickname"),
-                 (0x0309200D, "ghostNickname"), (0x03092006, "ghostNickname"), (0x03092003, "ghostNickname")],
-    "login": [(0x0309200F, "ghostLogin")],
-    "ghost_uid": [(0x0309200E, "ghostUid")],
-    "map_uid": [(0x03092010, "validateMapUid")],
-    "trigram": [(0x03092000, "ghostTrigram")],
-    "zone": [(0x03092000, "ghostZone")],
-    "club_tag": [(0x03092000, "ghostClubTag")],
+    "race_time_ms": [(0x005, "raceTime")],
+    "respawns": [(0x008, "respawns")],
+    "stunt_score": [(0x00A, "stuntScore")],
+    "nickname": [(0x000, "ghostNickname"), (0x017, "ghostNickname"), (0x015, "ghostNickname"),
+                 (0x00D, "ghostNickname"), (0x006, "ghostNickname"), (0x003, "ghostNickname")],
+    "login": [(0x00F, "ghostLogin")],
+    "ghost_uid": [(0x00E, "ghostUid")],
+    "map_uid": [(0x010, "validateMapUid")],
+    "trigram": [(0x000, "ghostTrigram")],
+    "zone": [(0x000, "ghostZone")],
+    "club_tag": [(0x000, "ghostClubTag")],
 }
 UNSET = 0xFFFFFFFF
 
@@ -121,12 +123,12 @@ UNSET = 0xFFFFFFFF
 def ghost_facts(node: Node) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     for fact, places in _FACTS.items():
-        for cid, name in places:
-            c = node.chunk(cid)
+        for index, name in places:
+            c = node.chunk(CTN_GHOST | index)
             if c is not None and c.values and name in c.values and c.values[name] not in ("", None):
                 facts[fact] = c.values[name]
                 break
-    cps = node.chunk(0x0309200B) or node.chunk(0x03092004)
+    cps = node.chunk(CTN_GHOST | 0x00B) or node.chunk(CTN_GHOST | 0x004)
     if cps is not None and cps.values and isinstance(cps.values.get("checkpoints"), list):
         facts["checkpoints_ms"] = [cp.get("time") for cp in cps.values["checkpoints"] if isinstance(cp, dict)]
     return facts
@@ -145,14 +147,10 @@ def render_ghost_txt(g: Ghost | None) -> bytes:
     if t is not None:
         lines += [f"sample_encoding = {t.encoding}",
                   f"samples = {len(t.samples)}"]
-        if t.mobil_class_id is not None:
-            lines.append(f"recorded_class = {t.mobil_class_id:08X}")
-        if t.state_version is not None:
-            lines.append(f"state_version = {t.state_version}")
-        if t.period_ms is not None:
-            lines.append(f"sample_period_ms = {t.period_ms}")
-        if t.sample_size is not None:
-            lines.append(f"sample_size = {t.sample_size}")
+        known = (("recorded_class", None if t.mobil_class_id is None else f"{t.mobil_class_id:08X}"),
+                 ("state_version", t.state_version), ("sample_period_ms", t.period_ms),
+                 ("sample_size", t.sample_size))
+        lines += [f"{k} = {v}" for k, v in known if v is not None]
         if t.samples:
             lines += [f"first_sample_ms = {t.samples[0].time_ms}", f"last_sample_ms = {t.samples[-1].time_ms}"]
         lines += [f"note = {n}" for n in t.notes]

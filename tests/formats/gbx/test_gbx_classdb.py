@@ -58,3 +58,21 @@ def test_feed_table_follows_the_documented_rule():
     for cid, feed in feeds.items():
         if cid not in exceptions:
             assert classdb.unwrap(classdb.parent(cid)) == feed, f"{cid:08X}"
+
+
+def test_class_id_by_name_is_the_current_id():
+    assert classdb.class_id("CGameCtnChallenge") == 0x03043000
+    # an old id the wrap table remaps is never the answer: CGameCtnCollector 0301A000 -> 2E001000
+    assert classdb.class_id("CGameCtnCollector") == 0x2E001000
+    for cid, name in classdb._names().items():
+        if cid not in classdb._wrap() and len(classdb._ids()[name]) == 1:
+            assert classdb.class_id(name) == cid
+            assert classdb.class_name(cid) == name
+
+
+def test_class_id_refuses_unknown_and_ambiguous_names():
+    with pytest.raises(KeyError, match="unknown"):
+        classdb.class_id("CNoSuchClass")
+    ambiguous = next(n for n, ids in classdb._ids().items() if len(ids) > 1)
+    with pytest.raises(KeyError, match="ambiguous"):
+        classdb.class_id(ambiguous)

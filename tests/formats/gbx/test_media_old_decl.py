@@ -1,14 +1,13 @@
-"""Declarations no corpus file exercises, on hand-built bodies written with the test-side
-writer from the layouts GBX.NET describes: the old MediaTracker blocks that stopped real
+"""Declarations no corpus file exercises, on hand-built bodies written with gbxfs/formats/gbx/writer.py
+from the layouts GBX.NET describes: the old MediaTracker blocks that stopped real
 files (CameraGame 03084000/001 stored under TM Sunrise's class id, CControlEffectSimi
 07010002, CCtnMediaBlockUiTMSimpleEvtsDisplay with its parent's 0307D000) and the
 ManiaPlanet block flags of 0304301F (bits 19, 20, 18; real blocks after the counted ones);
 and two versioned families: a campaign with its map group, and version-18 player scores."""
 from __future__ import annotations
 
-from gbx_builder import END, W
-
 from gbxfs.formats.gbx.nodes import walk_body
+from gbxfs.formats.gbx.writer import END, W
 
 
 def test_old_camera_game_block_under_its_sunrise_class_id():

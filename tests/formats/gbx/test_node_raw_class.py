@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import struct
 
-from gbx_builder import node_body
-
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.decl import Registry
 from gbxfs.formats.gbx.nodes import walk_body
+from gbxfs.formats.gbx.writer import node_body
 
 OLD, NEW = 0x0A00F000, 0x0A014000
 DECLS = Registry.from_texts([("t.chunks", """

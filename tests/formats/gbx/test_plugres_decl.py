@@ -3,14 +3,13 @@ beam chunks; all `unverified`): hand-built bodies for the places where a layout 
 on something other than a plain version number - whether a node reference is null, a
 value of another chunk of the node, an archive version the chunk implies, a shape kind.
 Each body is walked with the shipped declarations and must end exactly on the node's
-end marker; the bodies are written from GBX.NET's layouts with the test-side writer."""
+end marker; the bodies are written from GBX.NET's layouts with gbxfs/formats/gbx/writer.py."""
 from __future__ import annotations
 
 import struct
 
-from gbx_builder import W, node_body
-
 from gbxfs.formats.gbx.nodes import walk_body
+from gbxfs.formats.gbx.writer import W, node_body
 
 NULL = 0xFFFFFFFF
 

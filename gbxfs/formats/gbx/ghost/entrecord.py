@@ -27,19 +27,21 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from .. import classdb
 from ..errors import GbxError
 from .codec import quat6, vec3_4
 from ..blob import BlobCursor, inflate
 from .model import GhostSample, GhostTrack
 
-VEHICLE_VIS = 0x0A018000
+VEHICLE_VIS = classdb.class_id("CSceneVehicleVis")
+RECORD_CHUNK = classdb.class_id("CPlugEntRecordData") | 0x000   # 0911F000
 MIN_VEHICLE_SAMPLE = 103
 _POS = struct.Struct("<3f").unpack_from
 _U16 = struct.Struct("<H").unpack_from
 _TAU = 6.283185307179586
 
 VEHICLE_COLUMNS = ("gear", "rpm_raw", "steer", "gas", "brake", "side_speed", "turbo_time",
-                   "ground_contact", "wheel_rot_fl", "wheel_rot_fr", "wheel_rot_rr", "wheel_rot_rl",
+                   "ground_contact", "wheel_rot_fl_rad", "wheel_rot_fr_rad", "wheel_rot_rr_rad", "wheel_rot_rl_rad",
                    "damper_fl", "damper_fr", "damper_rr", "damper_rl", "wetness")
 
 
@@ -68,14 +70,14 @@ def parse_record_chunk(raw: bytes) -> RecordData:
     version = c.u32()
     if version < 5:
         raise GbxError(f"record data version {version} (stored uncompressed) is not decoded",
-                       chunk_id=0x0911F000)
+                       chunk_id=RECORD_CHUNK)
     usize = c.u32()
     data = c.bytes(c.count(1, c.u32()))
     c.expect_end()
     try:
         return parse_record_blob(inflate(data, usize, "record data"), version)
     except GbxError as e:
-        raise e.add_context(chunk_id=0x0911F000) from None
+        raise e.add_context(chunk_id=RECORD_CHUNK) from None
 
 
 def parse_record_blob(blob: bytes, version: int) -> RecordData:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import classdb
 from ..decl import registry
 from ..errors import GbxError
 from ..model import Chunk
@@ -21,7 +22,7 @@ from .model import GhostSample, GhostTrack
 from .vehicle import CAR_CLASS_IDS, decode_car_sample, extra_columns, supported
 
 NO_SAMPLES = 0xFFFFFFFF
-OLD_SAMPLES = 0x0303F003
+OLD_SAMPLES = classdb.class_id("CGameGhost") | 0x003   # 0303F003
 
 
 def _i32(v: int) -> int:

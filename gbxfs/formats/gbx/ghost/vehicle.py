@@ -21,18 +21,19 @@ from __future__ import annotations
 import math
 import struct
 
+from .. import classdb
 from ..errors import GbxError
 from .codec import quat3, quat6, vec3_4
 
 _POS = struct.Struct("<3f").unpack_from
 _U16 = struct.Struct("<H").unpack_from
 
-CAR_CLASS_IDS = (0x0A02B000, 0x0A103000)   # CSceneVehicleCar (and its older id)
+CAR_CLASS_IDS = tuple(map(classdb.class_id, ("CSceneVehicleCar", "CSceneToyVehicleTrackMania")))
 
 _HMS = ("angvel_x", "angvel_y", "angvel_z")
-_SPEEDS = ("speed_forward", "speed_sideward")
-_V7 = _SPEEDS + ("rpm", "wheel_rot_fl", "wheel_rot_fr", "wheel_rot_rr", "wheel_rot_rl",
-                 "steer", "gas", "brake", "turbo_strength", "steer_front",
+_SPEEDS = ("speed_forward_mps", "speed_sideward_mps")   # names end with their unit
+_V7 = _SPEEDS + ("rpm", "wheel_rot_fl_rad", "wheel_rot_fr_rad", "wheel_rot_rr_rad", "wheel_rot_rl_rad",
+                 "steer", "gas", "brake", "turbo_strength", "steer_front_rad",
                  "damper_fl", "material_fl", "damper_fr", "material_fr",
                  "damper_rr", "material_rr", "damper_rl", "material_rl")
 _V8 = _V7 + ("horn", "is_turbo")
