@@ -45,11 +45,15 @@ def walk(entry, path: str, out: list[str]) -> None:
         except Exception as e:   # noqa: BLE001
             out.append(f"{path}\tdir\terror\t{type(e).__name__}: {e}")
             return
+        # folders found by name only (body/nodes) are walked too, after the listed names
+        hidden = {n: c for n in sorted(getattr(entry, "unlisted", ())) if (c := entry.child(n)) is not None}
         names = sorted(kids)
         out.append(f"{path}\tdir\t{len(names)}\t"
                    + hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest())
         for n in names:
             walk(kids[n], f"{path}/{n}", out)
+        for n, c in hidden.items():
+            walk(c, f"{path}/{n}", out)
     else:
         out.append(_file_line(path, entry))
 

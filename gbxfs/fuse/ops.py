@@ -128,7 +128,7 @@ class Operations(pyfuse3.Operations):
         if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
         if (entry.loaded() or getattr(entry, "lists_from_memory", False)) and not entry.revalidates:
-            return entry.children().get(name)
+            return entry.child(name)
         return await self._work(entry.child, name)
 
     async def _size(self, entry: Entry) -> int:

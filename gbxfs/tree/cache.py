@@ -45,6 +45,15 @@ class ByteLRU:
                 _, (_, n) = self._items.popitem(last=False)
                 self._bytes -= n
 
+    def reserve(self, nbytes: int) -> None:
+        """Evict the least recently used values until `nbytes` more would fit: room
+        for a large value about to be made (a body parse), so that the process
+        holds the cache plus that one value, not a full cache on top of it."""
+        with self._lock:
+            while self._items and self._bytes + min(nbytes, self.max_bytes) > self.max_bytes:
+                _, (_, n) = self._items.popitem(last=False)
+                self._bytes -= n
+
     def discard(self, key: Hashable) -> None:
         """Forget `key` (a value served for the last time: its bytes are the kernel's now)."""
         with self._lock:

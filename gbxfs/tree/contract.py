@@ -48,6 +48,9 @@ class EntryContract(Protocol):
                         Called on the event loop.
     peek()              the children if ever listed, without listing (possibly
                         stale), else None. Called on the event loop.
+    child(name)         what a lookup of `name` finds: children().get(name), or
+                        an entry the folder has but does not list (body/nodes).
+                        Without work when loaded() and not `revalidates`.
     """
 
     name: str
@@ -70,6 +73,7 @@ class FolderContract(EntryContract, Protocol):
     def children(self) -> Mapping[str, EntryContract]: ...
     def loaded(self) -> bool: ...
     def peek(self) -> Mapping[str, EntryContract] | None: ...
+    def child(self, name: str) -> EntryContract | None: ...
 
 
 class ViewFactory(Protocol):

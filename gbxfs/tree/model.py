@@ -199,6 +199,37 @@ class Dir(Entry):
         return self.children().get(name)
 
 
+class PartlyListedDir(Dir):
+    """A folder some of whose children are found by name (lookup, a path) but not
+    listed: what a whole-folder walk (find, du, grep -r, cp -r) should not descend
+    into, such as the hundreds of thousands of per-chunk dumps of the body nodes."""
+
+    __slots__ = ("_unlisted", "_listed")
+
+    def __init__(self, name: str, load: Callable[[], Iterable[Entry]], unlisted: frozenset[str], **kw):
+        super().__init__(name, load=load, **kw)
+        self._unlisted = unlisted
+        self._listed: dict[str, Entry] | None = None
+
+    @property
+    def unlisted(self) -> frozenset[str]:
+        """Names child() may find that children() never lists (for tools that walk everything)."""
+        return self._unlisted
+
+    def children(self) -> Mapping[str, Entry]:
+        listed = self._listed
+        if listed is None:
+            listed = {n: e for n, e in super().children().items() if n not in self._unlisted}
+            self._listed = listed
+        return listed
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        return None if self._children is None else self.children()
+
+    def child(self, name: str) -> Entry | None:
+        return super().children().get(name)
+
+
 class ErrorFolder(Dir):
     """A file that could not be shown as a folder at all: its listing only
     explains why (error.txt and the like). A mount of that single file fails

@@ -44,7 +44,7 @@ def walk(root: Entry, path: str) -> list[Entry]:
         here = chain[-1]
         if not isinstance(here, Dir):
             raise NotADir("not a directory", "/".join(done))
-        child = here.children().get(part)
+        child = here.child(part)     # finds what a folder has but does not list, too
         done.append(part)
         if child is None:
             raise NotFound("no such file or directory", "/".join(done))

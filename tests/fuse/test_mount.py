@@ -184,6 +184,26 @@ def test_grep_over_header_dumps_matches_the_cli(mp, source):
         assert cli.returncode == 0 and text in cli.stdout.splitlines()
 
 
+def test_grep_r_finds_each_map_field_once_and_body_nodes_by_name(mp):
+    """grep -r over the mount finds a map's authorTime once, in header/: the
+    body nodes (which repeat it) are not listed, but open by name."""
+    res = subprocess.run(["grep", "-r", "authorTime", os.path.join(mp, "Maps")],
+                         capture_output=True, text=True, timeout=120)
+    for m in MAPS:
+        name = Path(m).name
+        mine = [ln for ln in res.stdout.splitlines() if f"/Maps/{name}/" in ln]
+        assert len(mine) == 1 and f"/Maps/{name}/header/" in mine[0], mine
+    body = os.path.join(mp, "Maps", Path(MAPS[0]).name, "body")
+    assert sorted(os.listdir(body)) == ["body.bin", "nodes.txt"]
+    nodes = os.listdir(os.path.join(body, "nodes"))
+    assert "000.CGameCtnChallenge" in nodes
+    with open(os.path.join(body, "nodes.txt")) as f:
+        assert set(nodes) <= set(f.read().split())
+    found = subprocess.run(["grep", "-rl", "authorTime", os.path.join(body, "nodes")],
+                           capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0 and found.stdout     # the body dump is there for who asks
+
+
 def _hash_all(mp: str, paths: list[str]) -> dict[str, str]:
     out = {}
     for rel in paths:

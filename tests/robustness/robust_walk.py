@@ -128,6 +128,9 @@ def walk_tree(root: Entry, *, keep: callable = None, max_entries: int = MAX_ENTR
             try:
                 kids = entry.children()
                 items = list(kids.items())
+                # folders found by name only (body/nodes): walked too, they are part of the tree
+                items += [(n, c) for n in sorted(getattr(entry, "unlisted", ()))
+                          if (c := entry.child(n)) is not None]
             except (Hang, KeyboardInterrupt):
                 raise
             except BaseException as e:

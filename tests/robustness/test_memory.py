@@ -126,3 +126,15 @@ def test_body_larger_than_the_cache_is_parsed_once_and_explained(tmp_path, monke
     assert "body_status = unavailable" in info and "cache_mb" in info
     error = root.children()["big.Clip.Gbx"].children()["error.txt"]    # known once the body was tried
     assert "cache_mb" in error.read(0, 4096).decode()
+
+
+def test_reserve_makes_room_by_evicting_the_least_recent():
+    cache = ByteLRU(100)
+    for k in "abcd":
+        cache.put(k, k, 25)
+    cache.get("a")                                   # a is now the most recent
+    cache.reserve(40)                                # room for 40: b and c go
+    assert [k for k in "abcd" if cache.get(k) is not None] == ["a", "d"]
+    assert cache.current_bytes == 50
+    cache.reserve(1000)                              # more than the cache: empties it, no loop
+    assert cache.current_bytes == 0

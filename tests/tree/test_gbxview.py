@@ -12,6 +12,7 @@ from gbxfs.tree.gbx import parse as gbx_parse
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import Dir
+from gbxfs.tree.walk import resolve
 from gbxfs.tree.source import BytesSource, FileSource
 from corpusdata import manifest_rows
 
@@ -41,7 +42,7 @@ def test_map_folder_names(corpus):
     assert {"03043002.TmDesc.txt", "03043002.TmDesc.bin", "03043005.Community.xml",
             "03043007.Thumbnail.bin"} <= set(header)
     assert header["03043002.TmDesc.bin"].xattrs["user.gbx.chunk_id"] == b"03043002"
-    nodes = kids["body"].children()["nodes"].children()
+    nodes = kids["body"].child("nodes").children()
     assert "000.CGameCtnChallenge" in nodes
     assert nodes["000.CGameCtnChallenge"].xattrs["user.gbx.class_id"] == b"03043000"
     assert d.xattrs["user.gbx.class_id"] == b"03043000"
@@ -99,6 +100,26 @@ def test_thumbnail_is_upright_jpeg(corpus):
     assert max(ImageStat.Stat(unflipped).mean) > 10 * max(ImageStat.Stat(flipped_back).mean)
 
 
+def test_body_nodes_found_by_name_not_listed(corpus):
+    """body/ lists body.bin and nodes.txt; nodes/ (two files per chunk of every
+    node) is reached by name only, so whole-folder walks skip it, and nodes.txt
+    names each of its folders."""
+    d = _open(corpus, _first("map", "A01-Race"))
+    body = d.children()["body"]
+    assert set(body.children()) == {"body.bin", "nodes.txt"}
+    assert set(body.peek()) == {"body.bin", "nodes.txt"}
+    nodes = body.child("nodes")
+    assert nodes is not None and nodes.is_dir and body.child("nope") is None
+    index = body.children()["nodes.txt"]
+    text = index.read(0, index.size()).decode()
+    listed = [ln for ln in text.splitlines() if ln and not ln.startswith("#") and " = " not in ln]
+    assert listed == list(nodes.children())
+    assert f"nodes = {len(listed)}" in text and "body_status = complete" in text
+    names = [p for p, _ in _walk(d)]
+    assert not any("/nodes/" in p or p.endswith("body/nodes") for p in names)
+    assert resolve(d, "body/nodes/000.CGameCtnChallenge").is_dir
+
+
 def test_listing_parses_the_header_only(corpus, monkeypatch):
     calls = []
     real = gbx_parse.read_body
@@ -110,7 +131,7 @@ def test_listing_parses_the_header_only(corpus, monkeypatch):
     assert calls == []                                   # listing: header only
     d.children()["ghost.txt"].size()
     assert calls == [1]                                  # first body use parses it
-    d.children()["body"].children()["nodes"].children()
+    d.children()["body"].child("nodes").children()
     d.children()["ghosts"].children()
     assert calls == [1]                                  # ... once (cached)
 

@@ -26,10 +26,10 @@ from typing import Any, Callable
 from gbxfs.formats.gbx.body import BodyData, read_body
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
+from gbxfs.formats.gbx.model import NodeRef
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.ghostfiles import all_nodes
-from gbxfs.tree.gbx.values import walk_values
 from gbxfs.tree.source import ByteSource
 
 HEADER_PROBE = 64 * 1024      # most headers (thumbnail included) fit in the first 64 KiB
@@ -136,6 +136,8 @@ class GbxParse:
             return out, 1024
         if not b.data:
             return _with_body(out, b), 1024
+        # the walk builds about BODY_COST_RATIO times the body in objects: make room first
+        self.ctx.cache.reserve(BODY_COST_RATIO * len(b.data))
         result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
                            externals=h.refs.by_node_index() if h.refs else None)
         return parsed_body(b, result, self.ctx.cache.max_bytes)
@@ -164,11 +166,11 @@ def parsed_body(b: BodyData, result: Any, limit: int) -> tuple[ParsedBody, int]:
     out.status = result.status
     if result.error is not None:
         out.errors.append(_bare(result.error.add_context(where="body")))
+    cost = body_cost(out)          # also lists every node (all_nodes)
     for n in out.all_nodes():
         _bare(n.error)
         for c in n.chunks:
             _bare(c.error)
-    cost = body_cost(out)
     if cost > limit:
         # The cache would drop it at once, and every chunk file read would parse
         # the whole body again: say so once instead (bounded memory, no loop).
@@ -187,6 +189,9 @@ def too_large(cost: int, limit: int) -> ParsedBody:
 # Per-object costs for body_cost, from tracemalloc measurements over the corpus
 # (tests/robustness/test_memory.py checks that the estimate is not below the truth).
 NODE_COST = 300
+# what a parsed body costs per byte of body, roughly (corpus maps: 7-33): room made in the
+# cache before a body walk
+BODY_COST_RATIO = 16
 CHUNK_COST = 200
 HEADER_CHUNK_COST = 2048
 VALUE_COST = 64
@@ -194,28 +199,60 @@ VALUE_COST = 64
 
 def body_cost(pb: ParsedBody) -> int:
     """Bytes a parsed body keeps alive: the body, each chunk's raw copy, and the
-    decoded values (containers, numbers, strings)."""
-    nodes = pb.all_nodes()
-    total = len(pb.body or b"") + 4096 + NODE_COST * len(nodes)
-    for n in nodes:
+    decoded values (containers, numbers, strings). Fills pb's node list on the way
+    (one walk over the values finds both: see scan_nodes)."""
+    nodes, cost = scan_nodes(pb.nodes)
+    pb._all = nodes
+    return len(pb.body or b"") + 4096 + cost
+
+
+def scan_nodes(nodes: list[Any]) -> tuple[list[Any], int]:
+    """Every node in reading order (as ghostfiles.all_nodes gives them: the listed
+    ones and those reachable through node references) and what their chunks cost,
+    in one walk over the decoded values: walking them twice was a third of the
+    time of a large map's first listing."""
+    seen: set[int] = set()
+    out: list[Any] = []
+    cost = 0
+
+    def visit(n) -> None:
+        nonlocal cost
+        if id(n) in seen:
+            return
+        seen.add(id(n))
+        out.append(n)
+        cost += NODE_COST
         for c in n.chunks:
-            total += CHUNK_COST + len(c.raw)
-            if c.values:
-                total += _values_cost(c.values)
-    return total
+            cost += CHUNK_COST + len(c.raw)
+            stack = [c.values] if c.values else []
+            while stack:
+                v = stack.pop()
+                t = type(v)
+                if t is int or t is float or t is bool or v is None:
+                    continue
+                if t is dict:
+                    cost += VALUE_COST * (2 * len(v) + 1)
+                    stack.extend(v.values())
+                elif t is list or t is tuple:
+                    cost += VALUE_COST * (len(v) + 1)
+                    stack.extend(v)
+                elif t is str or t is bytes or t is bytearray:
+                    cost += len(v)
+                elif isinstance(v, NodeRef):
+                    if v.node is not None:
+                        visit(v.node)
+                elif isinstance(v, dict):
+                    cost += VALUE_COST * (2 * len(v) + 1)
+                    stack.extend(v.values())
+                elif isinstance(v, (list, tuple)):
+                    cost += VALUE_COST * (len(v) + 1)
+                    stack.extend(v)
+                elif isinstance(v, (bytes, bytearray, str)):
+                    cost += len(v)
 
-
-def _values_cost(value: Any) -> int:
-    total = 0
-    for v in walk_values(value):
-        t = type(v)
-        if t is dict or isinstance(v, dict):
-            total += VALUE_COST * (2 * len(v) + 1)
-        elif t is list or t is tuple or isinstance(v, (list, tuple)):
-            total += VALUE_COST * (len(v) + 1)
-        elif t is str or t is bytes or t is bytearray or isinstance(v, (bytes, bytearray, str)):
-            total += len(v)
-    return total
+    for n in nodes:
+        visit(n)
+    return out, cost
 
 
 def _bare(e: BaseException | None):

@@ -40,8 +40,9 @@ from gbxfs.tree.gbx.errors import Problems
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.nodenames import node_labels, unique_name
 from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
-from gbxfs.tree.model import Dir, Entry, SourceFile
+from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
@@ -99,7 +100,7 @@ class GbxFolder(Dir):
         out.append(CachedDir("header", cache, self._key("header/"), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
-        out.append(Dir("body", load=self._body_files))
+        out.append(PartlyListedDir("body", self._body_files, UNLISTED))
         out += self._thumbnail_files(h)
         if h.class_id in (REPLAY, GHOST):
             out.append(self._generated("ghost.csv", lambda: render_ghost_csv(self._first_ghost())))
@@ -133,8 +134,11 @@ class GbxFolder(Dir):
         pb = self.p.body()
         if pb.body is None:
             return []
+        nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
         return [ParsedBytesFile("body.bin", lambda: self.p.body().body or b"", size=len(pb.body)),
-                CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)]
+                CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
+                           lambda: render_nodes_index(self.p.body().status, nodes.children())),
+                nodes]   # found by name, not listed: see nodesindex.py
 
     def _node(self, i: int):
         nodes = self.p.body().all_nodes()
