@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 
 from .. import classdb
 from .ast import ChunkDef, DeclarationError, StructDef
+from .codegen import CodeGen
 from .compile import Compiler
 from .frame import Frame
 from .link import Linker
@@ -116,10 +117,15 @@ class Registry:
             seen[key] = d
         linker = Linker(reg.structs, seen)
         compiler = Compiler(linker, reg.chunks)
+        codegen = CodeGen(compiler)
         for key, d in seen.items():
             try:
                 decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
-                decl.run = compiler.block(linker.chunk(d), d.file)
+                stmts = linker.chunk(d)
+                # the closures check and serve text files and pull sources; binary
+                # in-memory data runs a generated function, written on first use
+                decl.run = codegen.lazy(stmts, d.file, compiler.block(stmts, d.file),
+                                        functools.partial(setattr, decl, "run"))
                 reg.chunks[key] = decl
             except DeclarationError as e:
                 reg.errors.append(e)
