@@ -28,10 +28,12 @@ from ..model import Labeled
 from ..reader import MAX_COUNT
 from . import ast as dsl
 from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _fusable
-from .frame import ContinueItem, Frame
+from .frame import SPECIAL_NAMES, ContinueItem, Frame, new_frame
 from .genexpr import HELPERS, ExprSource
-from .types import BY_NAME
+from .types import BY_NAME, META_NAMES
 
+# integer types (and bool, whose values are 0/1 keys too) for shared enum labels
+INT_TYPES = frozenset({"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "bool"})
 EXPR_ERRORS = (KeyError, ArithmeticError, TypeError, ValueError, IndexError)
 
 # type -> (struct format, size, single value): read inline from the buffer
@@ -58,7 +60,7 @@ def _fused_bool_error(r: Any, v: int, p: int, off: int, where: str) -> GbxError:
 
 
 BASE_NS: dict[str, Any] = {
-    "GbxError": GbxError, "Frame": Frame, "ContinueItem": ContinueItem, "Labeled": Labeled,
+    "GbxError": GbxError, "Frame": Frame, "new_frame": new_frame, "ContinueItem": ContinueItem, "Labeled": Labeled,
     "MAX_COUNT": MAX_COUNT, "MAX_STRUCT_DEPTH": MAX_STRUCT_DEPTH, "_EXC": EXPR_ERRORS,
     "read_id": read_id, "_tag": _tag, "_fbool": _fused_bool_error, **HELPERS,
 }
@@ -106,7 +108,7 @@ class CodeGen:
     def function(self, stmts: list[dsl.Stmt], file: str, slow: Callable) -> Callable:
         self._n += 1
         name = f"chunk_{self._n}"
-        em = _Emitter(self, file)
+        em = _Emitter(self, file, False)
         em.line(0, f"def {name}(r, f):")
         em.line(1, "if r.text or r._buf is None:")
         em.line(2, f"return {self.obj(slow)}(r, f)")
@@ -119,12 +121,21 @@ class CodeGen:
         if fname is None:
             fname = self._structs[struct_name] = f"struct_{len(self._structs)}"   # first: recursion
             sd = self.compiler.linker.struct(struct_name)
-            em = _Emitter(self, sd.file)
+            em = _Emitter(self, sd.file, True)
+            em.enter(0, sd.body)            # a struct's frame is its own
             em.line(0, f"def {fname}(r, f):")     # only called from generated code: binary, in memory
             em.prologue()
             em.block(sd.body, 0, 1)
             self._define(fname, em)
         return fname
+
+    def counts_or_none(self, stmts: list[dsl.Stmt]) -> dict[Any, int] | None:
+        """How often each name may be set, at most, by one run of `stmts` in one frame
+        (None: not known, e.g. `read chunk`)."""
+        try:
+            return _counts(stmts)
+        except _Unknown:
+            return None
 
     def _define(self, name: str, em: "_Emitter") -> Callable:
         src = "\n".join(em.lines) + "\n"
@@ -133,12 +144,70 @@ class CodeGen:
         return self.ns[name]
 
 
+class _Unknown(Exception):
+    pass
+
+
+def _add(into: dict[Any, int], other: dict[Any, int]) -> None:
+    for k, v in other.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _counts(stmts: list[dsl.Stmt]) -> dict[Any, int]:
+    out: dict[Any, int] = {}
+    for s in stmts:
+        if isinstance(s, dsl.Field):
+            if s.type == "meta" and s.name is None and s.subnames:
+                _add(out, {k: 1 for k in s.subnames})
+            else:
+                _add(out, {s.name: 1})
+        elif isinstance(s, (dsl.Let, dsl.Loop, dsl.While, dsl.InlineNode)):
+            _add(out, {s.name: 1})
+        elif isinstance(s, dsl.If):          # one branch runs: the most any branch sets
+            merged: dict[Any, int] = {}
+            for body in [b for _, b, _ in s.branches] + [s.orelse or []]:
+                for k, v in _counts(body).items():
+                    merged[k] = max(merged.get(k, 0), v)
+            _add(out, merged)
+        elif isinstance(s, (dsl.Encapsulated, dsl.Inflate)):
+            _add(out, _counts(s.body))
+        elif isinstance(s, dsl.ReadChunk):   # sets the target's names in this frame
+            raise _Unknown
+    return out
+
+
 class _Emitter:
     """Source lines of one function. Depth d names the scope: frame f{d}, values v{d}."""
 
-    def __init__(self, gen: CodeGen, file: str):
+    def __init__(self, gen: CodeGen, file: str, struct: bool):
         self.gen, self.file = gen, file
         self.lines: list[str] = []
+        # per depth: how often each name may be set in that scope's frame, at most (None:
+        # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
+        self.scopes: list[dict[Any, int] | None] = [None]
+
+    def enter(self, d: int, stmts: list[dsl.Stmt]) -> None:
+        del self.scopes[d:]
+        self.scopes.append(self.gen.counts_or_none(stmts))
+
+    def lookup(self, n: str, e: int) -> str:
+        """Source for name n at depth e, equal to Frame.lookup's answer: each scope
+        that may hold n is checked inline; scopes that never set it are passed over;
+        a scope where it may repeat (or unknown ones) ends in Frame.lookup."""
+        if n in SPECIAL_NAMES:
+            return f"f{e}.lookup({n!r}, r)"
+        parts: list[str] = []
+        tail = None
+        for k in range(e, -1, -1):
+            m = self.scopes[k] if k < len(self.scopes) else None
+            if m is None or m.get(n, 0) > 1:
+                tail = f"({f'v{k}'}[{n!r}] if {n!r} in v{k} and not f{k}.latest else f{k}.lookup({n!r}, r))"
+                break
+            if m.get(n, 0) == 1:
+                parts.append(f"v{k}[{n!r}] if {n!r} in v{k} else ")
+        if tail is None:        # only in a struct: its depth 0 was analysed
+            tail = f"f0.parent.lookup({n!r}, r)"
+        return "(" + "".join(parts) + tail + ")" if parts else tail
 
     def line(self, ind: int, text: str) -> None:
         self.lines.append("    " * ind + text)
@@ -150,7 +219,7 @@ class _Emitter:
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(f"f{d}", f"v{d}", self.gen.const).source(text)
+        src = ExprSource(lambda n: self.lookup(n, d), self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
             return f"{self.gen.obj(compile_expr(text)[0])}(f{d}, r)"
         return src
@@ -164,6 +233,10 @@ class _Emitter:
 
     def set(self, ind: int, d: int, name: Any, value: str = "x") -> None:
         n = repr(name)
+        m = self.scopes[d] if d < len(self.scopes) else None
+        if m is not None and m.get(name, 0) <= 1:     # set once at most: never a repeat
+            self.line(ind, f"v{d}[{n}] = {value}")
+            return
         self.line(ind, f"if {n} in v{d}:")
         self.line(ind + 1, f"f{d}.set({n}, {value})")
         self.line(ind, "else:")
@@ -224,12 +297,15 @@ class _Emitter:
             self.while_(s, d, ind)
         elif isinstance(s, dsl.Let):
             self.guarded(ind, "x", s.expr, d, s.line)
-            self.line(ind, f"f{d}.set({s.name!r}, x)")
+            self.set(ind, d, s.name)
         else:                   # the rarer statements: their closure, same frame
             self.closure(ind, s, d)
 
     def field(self, s: dsl.Field, d: int, ind: int) -> None:
         where = self.gen.const(f"{self.file}:{s.line} {s.name or s.type}")
+        if s.type == "meta" and s.count is None and (s.subnames or s.name):
+            self.meta(s, d, ind, where)
+            return
         if s.count is not None or s.type == "meta" or (s.type not in BY_NAME and s.enum):
             self.closure(ind, s, d)
             return
@@ -257,15 +333,44 @@ class _Emitter:
                 self.line(ind + 1, "x = x == 1")
             self.line(ind, "else:")
             self.tagged_call(ind + 1, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
-        elif s.type == "id":
-            self.tagged_call(ind, "read_id(r)", where)
+        elif s.type == "id":        # back references inline; the rest in lookback.read_id
+            self.line(ind, "st = r.ids")
+            self.line(ind, "p = r._pos")
+            self.line(ind, "x = None")
+            self.line(ind, "if st.version == 3 and st.gap is None and p + 4 <= end:")
+            self.line(ind + 1, f"k = {self.gen.obj(struct.Struct('<I').unpack_from)}(buf, p)[0]")
+            self.line(ind + 1, "if k & 0xC0000000 and k != 0xFFFFFFFF and 0 < (k & 0x3FFFFFFF) <= len(st.strings):")
+            self.line(ind + 2, "r._pos = p + 4")
+            self.line(ind + 2, "x = st.strings[(k & 0x3FFFFFFF) - 1]")
+            self.line(ind, "if x is None:")
+            self.tagged_call(ind + 1, "read_id(r)", where)
         else:
             self.tagged_call(ind, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
-        if s.enum:
+        if s.enum and s.type in INT_TYPES:     # ints (or bools): one shared Labeled per value
+            labeled = self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
+            self.line(ind, f"x = {labeled}.get(x, x)")
+        elif s.enum:
             enum = self.gen.obj(s.enum)
             self.line(ind, f"label = {enum}.get(x) if isinstance(x, int) else None")
             self.line(ind, "if label is not None:")
             self.line(ind + 1, "x = Labeled(x, label)")
+        self.set(ind, d, s.name)
+
+    def meta(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
+        """Three ids: named, one dict; unnamed with names, three fields (as compile.py,
+        whose flat form also claims errors the walker marked as its own)."""
+        subnames = s.subnames or META_NAMES
+        self.line(ind, "try:")
+        self.line(ind + 1, "x = (read_id(r), read_id(r), read_id(r))")
+        self.line(ind, "except GbxError as e:")
+        if s.name is None:
+            self.line(ind + 1, f"e.decl = e.decl or {where}")
+            self.line(ind + 1, "raise")
+            for i, k in enumerate(subnames[:3]):
+                self.set(ind, d, k, f"x[{i}]")
+            return
+        self.line(ind + 1, f"raise _tag(e, {where})")
+        self.line(ind, "x = {" + ", ".join(f"{k!r}: x[{i}]" for i, k in enumerate(subnames[:3])) + "}")
         self.set(ind, d, s.name)
 
     def tagged_call(self, ind: int, call: str, where: str) -> None:
@@ -280,7 +385,7 @@ class _Emitter:
         self.line(ind, "try:")
         self.line(ind + 1, f"if f{d}.depth >= MAX_STRUCT_DEPTH:")
         self.line(ind + 2, f"raise GbxError({deep})")
-        self.line(ind + 1, f"x = Frame(f{d}, f{d}.chunk_id)")
+        self.line(ind + 1, f"x = new_frame(f{d})")
         self.line(ind + 1, f"{fn}(r, x)")
         self.line(ind + 1, "x = x.values")
         self.line(ind, "except GbxError as e:")
@@ -305,7 +410,7 @@ class _Emitter:
         e = d + 1
         self.line(ind, f"if len(items{d}) >= MAX_COUNT:")
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: more than {MAX_COUNT} loop items')})")
-        self.line(ind, f"f{e} = Frame(f{d}, f{d}.chunk_id)")
+        self.line(ind, f"f{e} = new_frame(f{d})")
         self.line(ind, f"f{e}.index = len(items{d})")
         self.line(ind, f"v{e} = f{e}.values")
         self.line(ind, f"start{d} = r._pos")
@@ -322,6 +427,7 @@ class _Emitter:
         self.line(ind, f"while counted{d} < n{d}:")
         self.item(d, ind + 1, where)
         self.line(ind + 1, "try:")
+        self.enter(d + 1, s.body)
         self.block(s.body, d + 1, ind + 2)
         self.line(ind + 1, "except ContinueItem as ci:")
         self.line(ind + 2, f"items{d}.append(v{d + 1})")
@@ -333,7 +439,7 @@ class _Emitter:
         self.line(ind + 1, "else:")
         self.line(ind + 2, f"items{d}.append(v{d + 1})")
         self.line(ind + 1, f"counted{d} += 1")
-        self.line(ind, f"f{d}.set({s.name!r}, items{d})")
+        self.set(ind, d, s.name, f"items{d}")
 
     def while_(self, s: dsl.While, d: int, ind: int) -> None:
         where = f"{self.file}:{s.line}"
@@ -344,10 +450,11 @@ class _Emitter:
         self.line(ind + 2, "break")
         self.item(d, ind + 1, where)
         self.line(ind + 1, "try:")
+        self.enter(d + 1, s.body)
         self.block(s.body, d + 1, ind + 2)
         self.line(ind + 1, "except ContinueItem:")
         self.line(ind + 2, "pass")
         self.line(ind + 1, f"items{d}.append(v{d + 1})")
         self.line(ind + 1, f"if r._pos == start{d}:")
         self.line(ind + 2, f"raise GbxError({self.gen.const(f'{where}: while item read no data (endless loop)')})")
-        self.line(ind, f"f{d}.set({s.name!r}, items{d})")
+        self.set(ind, d, s.name, f"items{d}")

@@ -6,9 +6,8 @@ it does not translate, in which case codegen calls the closure instead. The two
 guarded operations (`*` only on numbers, `<<` only by 0..64) call expr.py's rules
 through helpers, so a hostile value fails the same way on both paths.
 
-A name becomes an inline read of the current scope's dict when it is there and the
-scope holds no repeated names (`Frame.latest` empty), else `Frame.lookup`: exactly
-what `Frame.lookup` would return either way.
+Names are written by the caller (codegen's scope analysis): inline reads of the scopes'
+dicts where that gives exactly what `Frame.lookup` would return, else `Frame.lookup`.
 """
 from __future__ import annotations
 
@@ -41,11 +40,11 @@ HELPERS: dict[str, Any] = {"_mul": mul, "_shl": shl, **{f"_fn_{k}": v for k, v i
 
 
 class ExprSource:
-    """Translates one expression; `const` stores values the source cannot spell
-    (returns the global name to use)."""
+    """Translates one expression; `name` writes a name's lookup, `const` stores values
+    the source cannot spell (returns the global name to use)."""
 
-    def __init__(self, frame: str, values: str, const: Callable[[Any], str]):
-        self.frame, self.values, self.const = frame, values, const
+    def __init__(self, name: Callable[[str], str], const: Callable[[Any], str]):
+        self.name, self.const = name, const
 
     def source(self, text: str) -> str | None:
         try:
@@ -53,10 +52,6 @@ class ExprSource:
             return self.node(tree.body)
         except (ExprError, _Decline):
             return None
-
-    def name(self, n: str) -> str:
-        v, f = self.values, self.frame
-        return f"({v}[{n!r}] if {n!r} in {v} and not {f}.latest else {f}.lookup({n!r}, r))"
 
     def node(self, node: ast.AST) -> str:
         c = self.node
