@@ -21,50 +21,16 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable
 
-from ..errors import GbxError
 from ..expr import compile_expr
-from ..lookback import read_id
 from ..model import Labeled
 from ..reader import MAX_COUNT
 from . import ast as dsl
 from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _fusable
-from .frame import SPECIAL_NAMES, ContinueItem, Frame, new_frame
-from .genexpr import HELPERS, ExprSource
+from .frame import Frame
+from .genexpr import ExprSource
+from .genruntime import BASE_NS, INLINE, INT_TYPES
+from .scopes import counts, name_source
 from .types import BY_NAME, META_NAMES
-
-# integer types (and bool, whose values are 0/1 keys too) for shared enum labels
-INT_TYPES = frozenset({"uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "bool"})
-EXPR_ERRORS = (KeyError, ArithmeticError, TypeError, ValueError, IndexError)
-
-# type -> (struct format, size, single value): read inline from the buffer
-INLINE: dict[str, tuple[str, int, bool]] = {
-    "int8": ("<b", 1, True), "uint16": ("<H", 2, True), "int16": ("<h", 2, True),
-    "uint32": ("<I", 4, True), "int32": ("<i", 4, True), "uint64": ("<Q", 8, True),
-    "int64": ("<q", 8, True), "float": ("<f", 4, True), "bool": ("<I", 4, True),
-    "vec2": ("<2f", 8, False), "vec3": ("<3f", 12, False), "vec4": ("<4f", 16, False),
-    "color": ("<3f", 12, False), "int2": ("<2i", 8, False), "int3": ("<3i", 12, False),
-    "iso4": ("<12f", 48, False), "mat3": ("<9f", 36, False), "box": ("<6f", 24, False),
-}
-
-
-def _tag(e: GbxError, where: str) -> GbxError:
-    if e.decl is None:
-        e.decl = where
-    return e
-
-
-def _fused_bool_error(r: Any, v: int, p: int, off: int, where: str) -> GbxError:
-    e = GbxError(f"bool is {v:#x}, not 0 or 1", offset=r.offset_base + p - r._base + off)
-    e.decl = where
-    return e
-
-
-BASE_NS: dict[str, Any] = {
-    "GbxError": GbxError, "Frame": Frame, "new_frame": new_frame, "ContinueItem": ContinueItem, "Labeled": Labeled,
-    "MAX_COUNT": MAX_COUNT, "MAX_STRUCT_DEPTH": MAX_STRUCT_DEPTH, "_EXC": EXPR_ERRORS,
-    "read_id": read_id, "_tag": _tag, "_fbool": _fused_bool_error, **HELPERS,
-}
-
 
 class CodeGen:
     """Writes and compiles the functions; `compiler` gives the closures it falls back
@@ -129,51 +95,11 @@ class CodeGen:
             self._define(fname, em)
         return fname
 
-    def counts_or_none(self, stmts: list[dsl.Stmt]) -> dict[Any, int] | None:
-        """How often each name may be set, at most, by one run of `stmts` in one frame
-        (None: not known, e.g. `read chunk`)."""
-        try:
-            return _counts(stmts)
-        except _Unknown:
-            return None
-
     def _define(self, name: str, em: "_Emitter") -> Callable:
         src = "\n".join(em.lines) + "\n"
         code = compile(src, f"<gbx declarations {em.file}: {name}>", "exec")
         exec(code, self.ns)   # noqa: S102 - source written above from checked declarations
         return self.ns[name]
-
-
-class _Unknown(Exception):
-    pass
-
-
-def _add(into: dict[Any, int], other: dict[Any, int]) -> None:
-    for k, v in other.items():
-        into[k] = into.get(k, 0) + v
-
-
-def _counts(stmts: list[dsl.Stmt]) -> dict[Any, int]:
-    out: dict[Any, int] = {}
-    for s in stmts:
-        if isinstance(s, dsl.Field):
-            if s.type == "meta" and s.name is None and s.subnames:
-                _add(out, {k: 1 for k in s.subnames})
-            else:
-                _add(out, {s.name: 1})
-        elif isinstance(s, (dsl.Let, dsl.Loop, dsl.While, dsl.InlineNode)):
-            _add(out, {s.name: 1})
-        elif isinstance(s, dsl.If):          # one branch runs: the most any branch sets
-            merged: dict[Any, int] = {}
-            for body in [b for _, b, _ in s.branches] + [s.orelse or []]:
-                for k, v in _counts(body).items():
-                    merged[k] = max(merged.get(k, 0), v)
-            _add(out, merged)
-        elif isinstance(s, (dsl.Encapsulated, dsl.Inflate)):
-            _add(out, _counts(s.body))
-        elif isinstance(s, dsl.ReadChunk):   # sets the target's names in this frame
-            raise _Unknown
-    return out
 
 
 class _Emitter:
@@ -188,26 +114,7 @@ class _Emitter:
 
     def enter(self, d: int, stmts: list[dsl.Stmt]) -> None:
         del self.scopes[d:]
-        self.scopes.append(self.gen.counts_or_none(stmts))
-
-    def lookup(self, n: str, e: int) -> str:
-        """Source for name n at depth e, equal to Frame.lookup's answer: each scope
-        that may hold n is checked inline; scopes that never set it are passed over;
-        a scope where it may repeat (or unknown ones) ends in Frame.lookup."""
-        if n in SPECIAL_NAMES:
-            return f"f{e}.lookup({n!r}, r)"
-        parts: list[str] = []
-        tail = None
-        for k in range(e, -1, -1):
-            m = self.scopes[k] if k < len(self.scopes) else None
-            if m is None or m.get(n, 0) > 1:
-                tail = f"({f'v{k}'}[{n!r}] if {n!r} in v{k} and not f{k}.latest else f{k}.lookup({n!r}, r))"
-                break
-            if m.get(n, 0) == 1:
-                parts.append(f"v{k}[{n!r}] if {n!r} in v{k} else ")
-        if tail is None:        # only in a struct: its depth 0 was analysed
-            tail = f"f0.parent.lookup({n!r}, r)"
-        return "(" + "".join(parts) + tail + ")" if parts else tail
+        self.scopes.append(counts(stmts))
 
     def line(self, ind: int, text: str) -> None:
         self.lines.append("    " * ind + text)
@@ -219,7 +126,7 @@ class _Emitter:
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(lambda n: self.lookup(n, d), self.gen.const).source(text)
+        src = ExprSource(lambda n: name_source(self.scopes, n, d), self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
             return f"{self.gen.obj(compile_expr(text)[0])}(f{d}, r)"
         return src
