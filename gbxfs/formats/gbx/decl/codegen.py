@@ -91,7 +91,9 @@ class CodeGen:
             em.enter(0, sd.body)            # a struct's frame is its own
             em.line(0, f"def {fname}(r, f):")     # only called from generated code: binary, in memory
             em.prologue()
+            at = len(em.lines)
             em.block(sd.body, 0, 1)
+            em.lines[at:at] = [f"    {var} = _UNSET" for var in em.outer.values()]
             self._define(fname, em)
         return fname
 
@@ -111,6 +113,7 @@ class _Emitter:
         # per depth: how often each name may be set in that scope's frame, at most (None:
         # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
         self.scopes: list[dict[Any, int] | None] = [None]
+        self.outer: dict[str, str] = {}       # caller's names kept in locals (scopes.name_source)
 
     def enter(self, d: int, stmts: list[dsl.Stmt]) -> None:
         del self.scopes[d:]
@@ -126,7 +129,7 @@ class _Emitter:
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(lambda n: name_source(self.scopes, n, d), self.gen.const).source(text)
+        src = ExprSource(lambda n: name_source(self.scopes, n, d, self.outer), self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
             return f"{self.gen.obj(compile_expr(text)[0])}(f{d}, r)"
         return src

@@ -39,7 +39,9 @@ def _fused_bool_error(r: Any, v: int, p: int, off: int, where: str) -> GbxError:
     return e
 
 
-BASE_NS: dict[str, Any] = {
+_UNSET = object()      # a local not looked up yet
+
+BASE_NS: dict[str, Any] = {"_UNSET": _UNSET,
     "GbxError": GbxError, "Frame": Frame, "new_frame": new_frame, "ContinueItem": ContinueItem, "Labeled": Labeled,
     "MAX_COUNT": MAX_COUNT, "MAX_STRUCT_DEPTH": MAX_STRUCT_DEPTH, "_EXC": EXPR_ERRORS,
     "read_id": read_id, "_tag": _tag, "_fbool": _fused_bool_error, **HELPERS,

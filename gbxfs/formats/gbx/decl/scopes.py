@@ -51,10 +51,13 @@ def counts(stmts: list[dsl.Stmt]) -> dict[Any, int] | None:
         return None
 
 
-def name_source(scopes: list[dict[Any, int] | None], n: str, e: int) -> str:
+def name_source(scopes: list[dict[Any, int] | None], n: str, e: int, outer: dict[str, str]) -> str:
     """Source for name n at depth e, equal to Frame.lookup's answer: each scope
     that may hold n is checked inline; scopes that never set it are passed over;
-    a scope where it may repeat (or unknown ones) ends in Frame.lookup."""
+    a scope where it may repeat (or unknown ones) ends in Frame.lookup.
+    A name that no scope of a struct's function sets comes from the caller's frames,
+    which nothing changes while the function runs: it is looked up once per call
+    and kept in a local (named in `outer`, which the caller initialises to _UNSET)."""
     if n in SPECIAL_NAMES:
         return f"f{e}.lookup({n!r}, r)"
     parts: list[str] = []
@@ -67,5 +70,6 @@ def name_source(scopes: list[dict[Any, int] | None], n: str, e: int) -> str:
         if m.get(n, 0) == 1:
             parts.append(f"v{k}[{n!r}] if {n!r} in v{k} else ")
     if tail is None:        # only in a struct: its depth 0 was analysed
-        tail = f"f0.parent.lookup({n!r}, r)"
+        var = outer.setdefault(n, f"o{len(outer)}")
+        tail = f"({var} if {var} is not _UNSET else ({var} := f0.parent.lookup({n!r}, r)))"
     return "(" + "".join(parts) + tail + ")" if parts else tail
