@@ -12,7 +12,7 @@ Prints one line `<digest>  <files> files`; `--out FILE` writes one line per file
 Used to check that a refactoring leaves the parser's output unchanged: run it
 before and after, compare the digests.
 
-Usage: tools/corpus_digest.py [DIR] [--out FILE]     (DIR defaults to ../shared/corpus)
+Usage: tools/corpus_digest.py [DIR] [--out FILE]     (DIR defaults to the corpus beside the checkout)
 """
 from __future__ import annotations
 

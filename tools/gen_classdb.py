@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate gbxfs/data/classdb_*.tsv from the shared class tables (../shared/classdb).
+"""Generate gbxfs/data/classdb_*.tsv from the shared class tables (DEFAULT_SOURCE:
+the classdb folder beside the checkout).
 
 The shared tables are facts gathered from public sources; this script reduces them to
 what gbxfs needs at run time, in small sorted TSV files that are easy to review and to

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate gbxfs/data/gp2_commands.tsv from the shared GP2 command table.
 
-The shared table (../shared/gp2/commands.tsv, columns cmd_hex, n_args,
+The shared table (DEFAULT_SRC, beside the checkout; columns cmd_hex, n_args,
 name_or_meaning, source) is the verified source of truth for how many s16
 arguments follow each GP2 track command. The package ships a trimmed copy
 (id, n_args, name) so the parser reads counts from data, not from literals.

@@ -2,7 +2,7 @@
 
     python tools/tree_digest.py [SOURCE] [--out PATHS.tsv]
 
-Walks gbxfs.tree's tree of SOURCE (default ../shared/corpus beside the
+Walks gbxfs.tree's tree of SOURCE (default: the corpus beside the
 repository) depth first, listing every folder and reading every file in full.
 Each path gets one line: `path<TAB>kind<TAB>size<TAB>sha256` for files (or
 the error a read raised), `path<TAB>dir<TAB>count<TAB>sha256 of the sorted

@@ -1,5 +1,5 @@
 """Decoded chunk values -> `.txt` dumps: `name = value` lines, nested items indented
-(SPEC §1), so `grep -r authorTime` finds answers."""
+(docs/formats/mount.md, "Text files"), so `grep -r authorTime` finds answers."""
 from __future__ import annotations
 
 import json

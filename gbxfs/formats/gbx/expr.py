@@ -1,6 +1,6 @@
 """Safe expressions for chunk declarations (`if version >= 3 && (flags & 4) != 0:`).
 
-The text is rewritten from the seed's C-like spelling to Python syntax, parsed with
+The text is rewritten from the wiki's C-like spelling to Python syntax, parsed with
 `ast`, checked against a whitelist of node types, and compiled into plain closures
 (no eval/exec). Names are resolved at run time through a lookup function.
 """
@@ -75,7 +75,7 @@ _CAST = re.compile(r"\(\s*(u?int(?:8|16|32))\s*\)\s*([A-Za-z_]\w*)")
 
 
 def to_python(text: str) -> str:
-    """Seed spelling -> Python spelling: && || ! (int16)x true false."""
+    """Wiki spelling -> Python spelling: && || ! (int16)x true false."""
     s = _CAST.sub(r"\1(\2)", text)
     s = s.replace("&&", " and ").replace("||", " or ")
     s = re.sub(r"!(?!=)", " not ", s)

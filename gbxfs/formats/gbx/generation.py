@@ -15,7 +15,7 @@ from typing import Any
 # In release order; "unknown" last. Coverage tables list generations in this order.
 GENERATIONS = ("TM 1.0", "TM Sunrise", "TM Original", "TM Nations ESWC", "TM United", "TM Forever",
                "ManiaPlanet", "TM Turbo", "TM2020", "ShootMania", "unknown")
-# "TM Forever and older" (issue 5 targets)
+# "TM Forever and older": the games whose maps must all decode in full
 OLD_GENERATIONS = GENERATIONS[:6]
 
 SUNRISE_ENVIRONMENTS = {"Island", "Bay", "Coast"}

@@ -1,4 +1,4 @@
-"""GBX header (versions 3 to 6) and reference table, per seeds/000 "Header".
+"""GBX header (versions 3 to 6) and reference table (docs/formats/gbx.md, "Header").
 
 `parse_header(data)` reads an in-memory file (or a prefix of one); `read_header(reader)`
 reads from a GbxReader positioned at the magic, which is what the pak layer uses for
@@ -112,7 +112,7 @@ def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
     body_offset = None
     if refs:
         if ref_comp == "C":
-            raise r.error("compressed reference table is not supported (the seed marks it unused)")
+            raise r.error("compressed reference table is not supported (the games never use it)")
         table = _read_refs(r, version, num_nodes)
         body_offset = r.tell()
     return GbxHeader(version, fmt, ref_comp, body_comp, unknown, classdb.remap(raw_class_id), raw_class_id,

@@ -58,7 +58,7 @@ _COMMENTS_OPEN, _COMMENTS_CLOSE = b"<Comments>", b"</Comments>"
 
 
 def split_thumbnail_chunk(raw: bytes) -> tuple[bytes | None, str | None]:
-    """(stored JPEG, comments) of header chunk 03043007 (seed layout: u32 version;
+    """(stored JPEG, comments) of header chunk 03043007 (wiki layout: u32 version;
     if version != 0: u32 thumbSize, "<Thumbnail.jpg>", thumb, "</Thumbnail.jpg>",
     "<Comments>", u32 len + comments, "</Comments>"). Either part may be None."""
     c = BlobCursor(raw, "chunk 03043007")

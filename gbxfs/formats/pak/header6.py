@@ -1,6 +1,6 @@
 """The file table of ManiaPlanet/TM2020 packs (versions 6-18).
 
-After the plain header (packgbx) comes the part the PAK seed calls the
+After the plain header (packgbx) comes the part the wiki's PAK page calls the
 encrypted header. Public facts (GBX.NET.PAK's Pak6 reader):
 - header flags bits 1 and 2 (0x1, 0x2) both clear: it is stored in clear;
   otherwise an 8-byte IV then ciphertext (key: cipher6.header_key);

@@ -1,5 +1,5 @@
 """ManiaPlanet packs (.Pack.Gbx, "NadeoPak" version 6 and later): the plain
-header fields the PAK seed lists. What follows them (file table, files) is
+header fields the wiki's PAK page lists (docs/formats/pak.md). What follows them (file table, files) is
 read by archive6.
 """
 from __future__ import annotations

@@ -213,7 +213,7 @@ def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
 
     def file_entry(name: str, rec) -> tuple[Entry, PakEntry]:
         entry = arc.entry(rec)
-        # every GBX is a folder (SPEC 1), "no dummy write" (no feeds) entries too
+        # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
         if gbx_folders and name.lower().endswith(".gbx") and rec.size:
             e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
             e.xattrs.update(_record_xattrs(rec, name))

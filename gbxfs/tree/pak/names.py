@@ -1,7 +1,7 @@
 """Names of pak entries as shown: typed names for hashed ones.
 
 Many stored names are hashes with no extension; the file table's class id
-then tells the type (PAK seed). Such an entry is shown as
+then tells the type (docs/formats/pak.md). Such an entry is shown as
 `<stored name>.<extension the class implies>` (classdb.class_extension:
 generated data, "Texture.Gbx" for CPlugBitmap, "dds" for CPlugFileDds), so
 a GBX becomes a GBX folder and a raw file gets a usable extension. The

@@ -1,6 +1,6 @@
 """The packed quantities of ghost samples: rotations and velocities.
 
-Facts (GBX seed page, "A sample record looks as follows"; confirmed on the
+Facts (the wiki's GBX page, docs/formats/README.md; confirmed on the
 corpus, see tests/formats/gbx/test_ghost_samples.py):
 - quat6: u16 angle (0..0xFFFF -> 0..pi), i16 axis heading (-pi..pi), i16 axis
   pitch (-pi/2..pi/2). The quaternion is (axis * sin(angle), cos(angle)),
