@@ -19,6 +19,7 @@ at run time); only the declarations a file uses are generated.
 from __future__ import annotations
 
 import struct
+import threading
 from typing import Any, Callable
 
 from ..expr import compile_expr
@@ -42,13 +43,15 @@ class CodeGen:
         self._consts: dict[tuple[type, Any], str] = {}
         self._structs: dict[str, str] = {}     # struct name -> function name
         self._n = 0
+        self._lock = threading.Lock()
 
     def lazy(self, stmts: list[dsl.Stmt], file: str, slow: Callable, install: Callable[[Callable], None]
              ) -> Callable:
         """A run(r, f) that generates the real one on its first call and hands it to
         `install` (which replaces this stub where it is kept)."""
         def first(r: Any, f: Frame) -> None:
-            fn = self.function(stmts, file, slow)
+            with self._lock:    # parses run in worker threads: names in the namespace stay unique
+                fn = self.function(stmts, file, slow)
             install(fn)
             fn(r, f)
         return first
