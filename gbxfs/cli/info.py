@@ -17,6 +17,8 @@ from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.errors import GbxError, Truncated
 from gbxfs.formats.gp2 import info as gp2_info
+from gbxfs.tree.gbx.ghostfiles import find_ghosts
+from gbxfs.tree.gbx.summary import summary, summary_pairs
 from gbxfs.tree.source import read_regular
 
 # info parses a whole file in memory: only regular files, and not beyond this
@@ -68,6 +70,8 @@ def gbx_summary(path: str, data: bytes) -> dict[str, Any]:
              "use_file": e.use_file}
             for e in (h.refs.externals if h.refs else [])
         ],
+        # the human summary (map: name, author, times, uid; replay/ghost: player, time, checkpoints)
+        "summary": summary(h, next((x.facts for x in find_ghosts(list(g.body.nodes or []))), None)),
         "body": None,
         "body_status": g.body.status,
         "error": str(g.body.error) if g.body.error else None,
@@ -99,6 +103,7 @@ def _text(s: dict[str, Any]) -> str:
              f"class: {s['class_id']} {s['class_name'] or '(unknown class)'}"
              + (f" (stored as {s['raw_class_id']})" if s["raw_class_id"] != s["class_id"] else ""),
              f"header: version {s['header_version']}, format {s['format']}"]
+    lines += [f"{k}: {v}" for k, v in summary_pairs(s.get("summary") or {})]
     if s["user_data_size"] is not None:
         lines.append(f"header chunks: {len(s['header_chunks'])} in {s['user_data_size']} bytes of user data")
     for c in s["header_chunks"]:

@@ -119,7 +119,7 @@ class Operations(pyfuse3.Operations):
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
-        if entry.loaded():
+        if entry.loaded() or getattr(entry, "lists_from_memory", False):
             return entry.children()
         return await self._work(entry.children)
 
@@ -127,7 +127,7 @@ class Operations(pyfuse3.Operations):
         """What a lookup finds: a real folder re-checks the file on disk first."""
         if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
-        if entry.loaded() and not entry.revalidates:
+        if (entry.loaded() or getattr(entry, "lists_from_memory", False)) and not entry.revalidates:
             return entry.children().get(name)
         return await self._work(entry.child, name)
 
@@ -255,6 +255,12 @@ class Operations(pyfuse3.Operations):
             raise _fail(errno.EROFS)
         fh = next(self._fh)
         self._files[fh] = node.entry
+        # an archive folder may read the entry and its next ones ahead in one
+        # worker-thread visit: their reads are then answered from the loop
+        parent = self.inodes.find_path(node.parent_path) if node.path else None
+        wants = getattr(parent.entry, "wants_read_ahead", None) if parent is not None else None
+        if wants is not None and wants(node.entry.name):
+            await self._work(parent.entry.read_ahead, node.entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 
@@ -276,7 +282,9 @@ class Operations(pyfuse3.Operations):
         self._files.pop(fh, None)
 
     async def flush(self, fh):
-        pass
+        # nothing to flush, ever: ENOSYS makes the kernel stop sending FLUSH on
+        # every close (one round trip per file opened, for nothing)
+        raise _fail(errno.ENOSYS)
 
     async def fsync(self, fh, datasync):
         pass

@@ -45,6 +45,13 @@ class ByteLRU:
                 _, (_, n) = self._items.popitem(last=False)
                 self._bytes -= n
 
+    def discard(self, key: Hashable) -> None:
+        """Forget `key` (a value served for the last time: its bytes are the kernel's now)."""
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+
     def get_or_make(self, key: Hashable, make: Callable[[], tuple[Any, int]]) -> Any:
         """Cached value, or make() -> (value, nbytes) stored and returned.
 

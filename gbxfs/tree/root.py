@@ -20,6 +20,7 @@ import time
 from typing import Sequence
 
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.openers import Opener, install, open_entry
 from gbxfs.tree.source import FileSource
@@ -71,16 +72,15 @@ class RealDir(Dir):
         derived from the old one: views, parses, cached renderings)."""
         kids = self.children()
         entry = kids.get(name)
-        if entry is None or entry.is_dir:
+        if entry is None or entry.is_dir or name not in self._sigs:   # not in _sigs: generated (maps.csv)
             return entry
         item = self._classify(_PathEntry(self.path, name))
         with self._lock:
             if self._children is not kids:   # re-listed meanwhile: that listing is newer
                 return self._children.get(name)
             if item is None:
-                fresh = {k: v for k, v in kids.items() if k != name}
                 self._sigs.pop(name, None)
-                self._children = fresh
+                self._children = self._indexed({k: v for k, v in kids.items() if k != name})
                 return None
             _, st, target, is_dir = item
             sig = _sig(st, is_dir)
@@ -90,8 +90,8 @@ class RealDir(Dir):
                 new = self._make(name, st, target, is_dir)
             except OSError:
                 return entry
-            self._children = {**kids, name: new}
             self._sigs[name] = sig
+            self._children = self._indexed({**kids, name: new})   # the index shows the new file
             return new
 
     def _scan(self, old: dict[str, Entry]) -> dict[str, Entry]:
@@ -118,6 +118,14 @@ class RealDir(Dir):
             kids[name] = entry
             sigs[name] = sig
         self._sigs = sigs
+        return self._indexed(kids)
+
+    def _indexed(self, kids: dict[str, Entry]) -> dict[str, Entry]:
+        """The listing's source entries plus maps.csv / replays.csv made for them
+        (under names no source entry has; a new cache key for each new listing)."""
+        kids = {k: v for k, v in kids.items() if k in self._sigs}
+        for e in index_files(kids, self._ctx.cache, ("gbx.index", object())):
+            kids[e.name] = e
         return kids
 
     def _classify(self, de: os.DirEntry):

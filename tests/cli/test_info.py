@@ -30,6 +30,21 @@ def test_text_summary(replay, capsys):
 
 
 @pytest.mark.corpus
+def test_info_shows_the_summary_of_the_tree(replay, capsys):
+    """The player, time and checkpoints `gbxfs info` prints are info.txt's."""
+    from gbxfs.tree.root import build_tree
+    info = build_tree(str(replay)).children()["info.txt"]
+    tree = dict(line.split(" = ", 1) for line in info.read(0, info.size()).decode().splitlines())
+    assert main(["info", "--json", str(replay)]) == EXIT_OK
+    s = json.loads(capsys.readouterr().out)[0]["summary"]
+    assert s["player"] == tree["player"] and str(s["time_ms"]) == tree["time_ms"]
+    assert ", ".join(map(str, s["checkpoints_ms"])) == tree["checkpoints_ms"]
+    assert main(["info", str(replay)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f"player: {tree['player']}\n" in out and f"checkpoints: {tree['checkpoints']}\n" in out
+
+
+@pytest.mark.corpus
 def test_json_summary_for_several_files(replay, tmp_path, capsys):
     bad = tmp_path / "bad.Gbx"
     bad.write_bytes(replay.read_bytes()[:200])

@@ -24,7 +24,11 @@ def test_demo_command_mounts_prints_and_cleans_up(mounter):
     out = "".join(lines)
     packs = re.search(r"gbxfs demo: (\S+) is mounted on", out).group(1)
     assert "thumbnail.jpg" in out and os.path.isdir(packs)
-    assert sorted(os.listdir(mp)) == ["Demo.pak", "DemoMap.Challenge.Gbx", "packlist.dat"]
+    assert sorted(os.listdir(mp)) == ["Demo.pak", "DemoMap.Challenge.Gbx", "maps.csv", "packlist.dat"]
+    with open(os.path.join(mp, "maps.csv"), encoding="utf-8") as f:     # the index, through FUSE
+        table = f.read().splitlines()
+    assert table[0].startswith("file,name,") and table[1].startswith("DemoMap.Challenge.Gbx,")
+    assert os.path.getsize(os.path.join(mp, "maps.csv")) == len("\n".join(table).encode()) + 1
     assert os.path.getsize(os.path.join(mp, "DemoMap.Challenge.Gbx", "thumbnail.jpg")) > 1000
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=60) == 0, proc.stderr.read()

@@ -69,7 +69,7 @@ def test_ghost_file_folder(corpus):
     kids = d.children()
     assert {"ghost.csv", "ghost.txt"} <= set(kids) and "ghosts" not in kids
     csv = kids["ghost.csv"].read(0, 1 << 22).decode().splitlines()
-    assert csv[0].startswith("time_ms,x,y,z,qx,qy,qz,qw,speed,vx,vy,vz")
+    assert csv[0].startswith("time_ms,x_m,y_m,z_m,qx,qy,qz,qw,speed_mps,vx_mps,vy_mps,vz_mps")
     assert len(csv) > 300
     assert "race_time_ms = 19538" in kids["ghost.txt"].read(0, 4096).decode()
 

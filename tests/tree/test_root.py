@@ -83,7 +83,9 @@ def test_suffix_matching_ignores_case_and_gbx_mode_file_shows_plain_files(tmp_pa
     view = CountingView()
     gbx = Opener("gbx", view, suffixes=(".gbx",), when=lambda ctx: ctx.gbx_mode == "folder")
     folder = build_tree(str(tmp_path), TreeContext(gbx_mode="folder"), openers=[gbx]).children()
-    assert all(isinstance(e, ViewDir) for e in folder.values())
+    assert all(isinstance(e, ViewDir) for n, e in folder.items() if n.lower().endswith(".gbx"))
+    # GBX folders come with their folder's index (gbxfs/tree/gbx/index.py); plain files do not
+    assert set(folder) == {"A.Challenge.GBX", "b.Replay.gbx", "maps.csv", "replays.csv"}
     files = build_tree(str(tmp_path), TreeContext(gbx_mode="file"), openers=[gbx]).children()
     assert all(isinstance(e, SourceFile) for e in files.values())
 

@@ -64,6 +64,12 @@ def _fixed_read(unpack: Callable, size: int) -> Callable[["GbxReader"], Any]:
     return read
 
 
+def _text(data) -> str:
+    """A stored string as text. A leading byte order mark is dropped (some tools
+    write one before nicknames); the `.bin` files keep the stored bytes."""
+    return bytes(data).decode("utf-8-sig", "replace")
+
+
 def _no_feed(data: bytes) -> None:
     pass
 
@@ -284,7 +290,7 @@ class GbxReader:
         if self._end is not None and n > self._end - self._pos:
             raise Truncated(f"string of {n} bytes, {self._end - self._pos} left",
                             offset=self.offset_base + self.tell() - 4)
-        return bytes(self._take(n)).decode("utf-8", "replace")
+        return _text(self._take(n))
 
     def marker(self, expected: bytes) -> None:
         """Literal bytes that must be present ("<Thumbnail.jpg>")."""

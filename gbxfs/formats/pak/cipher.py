@@ -15,9 +15,11 @@ plain = D(C) ^ prev ^ ivXor.
 from __future__ import annotations
 
 import bisect
+import threading
 from array import array
 
 from Crypto.Cipher import Blowfish
+from Crypto.Util.strxor import strxor
 
 BLOCK = 8
 PAGE = 0x100
@@ -54,17 +56,55 @@ class PakKey:
             raise ValueError(f"Blowfish key must be 4..56 bytes, a multiple of 4 (got {len(key)})")
         self.key = bytes(key)
         self._swapped = swap32(key)
+        # Blowfish's key schedule costs ~250 us, more than decrypting a small
+        # entry: decryption runs CBC itself over one ECB object per thread
+        # (ECB decryption of a whole buffer, then one XOR with the shifted
+        # ciphertext: two C calls, both releasing the GIL)
+        self._local = threading.local()
 
     def _cbc(self, iv: bytes):
         return Blowfish.new(self._swapped, Blowfish.MODE_CBC, iv=swap32(iv))
 
+    def ecb(self):
+        """This thread's ECB object (Blowfish's big-endian words: feed it swap32'd blocks)."""
+        e = getattr(self._local, "ecb", None)
+        if e is None:
+            e = self._local.ecb = Blowfish.new(self._swapped, Blowfish.MODE_ECB)
+        return e
+
+    def cbc_decrypt(self, prev: bytes, cipher: bytes) -> bytes:
+        """CBC-decrypt `cipher` (a multiple of 8 bytes) whose previous
+        ciphertext block (or IV) is `prev`, without ivXor folds."""
+        if not cipher:
+            return b""
+        raw = bytearray(len(cipher))
+        self.ecb().decrypt(swap32(cipher), output=raw)
+        return strxor(swap32(raw), prev + cipher[:-BLOCK] if len(cipher) > BLOCK else prev)
+
     def decrypter(self, iv: bytes, pos: int = 0) -> "Decrypter":
         """A CBC stream starting after `iv` (8 bytes: the plain IV, or the
         ciphertext block before `pos` when resuming mid-stream)."""
-        return Decrypter(self._cbc(iv), pos)
+        return Decrypter(_Chain(self, iv), pos)
 
     def encrypter(self, iv: bytes) -> "Encrypter":
         return Encrypter(self._cbc(iv))
+
+
+class _Chain:
+    """CBC decryption state of one stream over its key's shared ECB: the last
+    ciphertext block seen (the same interface as a pycryptodome CBC object)."""
+
+    __slots__ = ("_key", "_prev")
+
+    def __init__(self, key: PakKey, iv: bytes):
+        self._key = key
+        self._prev = bytes(iv)
+
+    def decrypt(self, cipher: bytes) -> bytes:
+        out = self._key.cbc_decrypt(self._prev, cipher)
+        if cipher:
+            self._prev = cipher[-BLOCK:]
+        return out
 
 
 class _Stream:
@@ -101,9 +141,20 @@ class Decrypter(_Stream):
     __slots__ = ()
 
     def decrypt(self, cipher: bytes) -> bytes:
+        return self.fold(self.decrypt_ahead(cipher))
+
+    def decrypt_ahead(self, cipher: bytes) -> bytes:
+        """The next ciphertext's plain bytes without the ivXor fold and without
+        advancing `pos`: a reader decrypting ahead hands them to fold() page by
+        page, at the moment each page is fetched (the fold touches only the
+        first plain block of a page)."""
         if len(cipher) % BLOCK:
             raise ValueError("ciphertext length must be a multiple of 8")
-        return self._fold(swap32(self._cbc.decrypt(swap32(cipher))))
+        return self._cbc.decrypt(cipher)
+
+    def fold(self, plain: bytes) -> bytes:
+        """Plain bytes from decrypt_ahead, in order, as fetched: the pending fold applied."""
+        return self._fold(plain)
 
 
 class Encrypter(_Stream):

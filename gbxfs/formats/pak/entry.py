@@ -27,6 +27,7 @@ from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
+SMALL_ENTRY = CHUNK         # verified by its first read in whole-buffer calls (one seekinflate piece)
 
 
 class NoCache:
@@ -36,6 +37,9 @@ class NoCache:
         return default
 
     def put(self, key: Any, value: Any, nbytes: int) -> None:
+        pass
+
+    def discard(self, key: Any) -> None:
         pass
 
 
@@ -119,8 +123,9 @@ class PakEntry:
                 self._cache.put((self._token, at), piece, len(piece))
         return None
 
-    def _gbx_pass(self) -> tuple[bytes, GbxWalk | None]:
-        """Decrypt while parsing; the verified bytes (also put in the cache) and the parse."""
+    def _gbx_pass(self, keep: bool = True) -> tuple[bytes, GbxWalk | None]:
+        """Decrypt while parsing; the verified bytes (also put in the cache
+        unless not `keep`) and the parse."""
         if self.size > MAX_GBX_ENTRY:
             raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
         stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
@@ -133,7 +138,8 @@ class PakEntry:
         if not res.verified:
             raise PakError(res.error or "unverifiable")
         self._folds = res.folds
-        self._cache.put((self._token, "gbx"), data, len(data))
+        if keep:
+            self._cache.put((self._token, "gbx"), data, len(data))
         return data, walk
 
     def _gbx_source(self, stream):
@@ -149,10 +155,14 @@ class PakEntry:
 
     # -- reading -----------------------------------------------------------------
     def read(self, offset: int, size: int) -> bytes:
+        end = min(self.size, offset + size)
+        if not self.checked and offset < end and self.size <= SMALL_ENTRY:
+            data = self._first_read(keep=offset > 0 or end < self.size)
+            if data is not None:
+                return data[offset:end]
         err = self.check()
         if err:
             raise PakError(err)
-        end = min(self.size, offset + size)
         if offset >= end:
             return b""
         if self.kind == "gbx":
@@ -162,6 +172,92 @@ class PakEntry:
         if not self.rec.compressed:
             return self._plain(offset, end - offset)
         return self._read_compressed(offset, end)
+
+    def read_cached(self, offset: int, size: int) -> bytes | None:
+        """read() when the bytes are verified and in the cache already (no
+        decryption, no inflation, no waiting on a lock); None otherwise."""
+        if not self.checked or self.error:
+            return None
+        end = min(self.size, offset + size)
+        if offset >= end:
+            return b""
+        if self._kind == "gbx":            # known once checked: no probe here
+            data = self._cache.get((self._token, "gbx"))
+            if data is not None:
+                if end == self.size and self.size <= SMALL_ENTRY:
+                    self._cache.discard((self._token, "gbx"))   # read ahead, served: not kept
+                return data[offset:end]
+        if offset // CHUNK == (end - 1) // CHUNK:
+            first = offset - offset % CHUNK
+            piece = self._cache.get((self._token, first))
+            if piece is not None and len(piece) >= end - first:
+                if end == self.size and self.size <= SMALL_ENTRY:
+                    # a small entry's last bytes: read ahead for this read, not kept
+                    self._cache.discard((self._token, first))
+                return piece[offset - first : end - first]
+        return None
+
+    def read_ahead(self) -> int:
+        """Verify a small entry nobody read yet and put all its bytes in the
+        cache, for read_cached() (a folder reads its next entries ahead in one
+        worker-thread visit). An unverifiable entry records its error. The
+        bytes it cost (0: nothing to do)."""
+        if self.checked or not 0 < self.size <= SMALL_ENTRY:
+            return 0
+        try:
+            if self._first_read(keep=True) is not None:
+                return self.size
+        except PakError:
+            return self.size
+        if self.rec.compressed or self.kind == "gbx":
+            if not self.checked:
+                self.check()   # it did not verify in one go: the verifying pass records why
+            return self.size
+        data = self._plain(0, self.size)  # stored: nothing to verify, decrypted once here
+        self.checked = True
+        self._cache.put((self._token, 0), data, len(data))
+        return self.size
+
+    def _first_read(self, keep: bool) -> bytes | None:
+        """A small entry's first read verifies it and hands out all its bytes
+        (None: another thread verified it meanwhile, or it takes the general
+        path). Only a partial first read (`keep`) leaves them in the cache: a
+        whole one goes to the kernel's page cache, and caching it here too
+        would only churn the cache and the daemon's memory."""
+        if not (self.rec.compressed or self.kind == "gbx"):
+            return None                     # stored raw: nothing to verify, read as asked
+        with self._lock:
+            if self.checked:
+                return None
+            if self.kind == "gbx":
+                try:
+                    data = self._gbx_pass(keep)[0]
+                except PakError as e:
+                    self.error, self.checked = e.reason, True
+                    raise
+                self.checked = True     # not on OSError: the folds are not known then
+                return data
+            data = self._inflate_whole()
+            if data is None:
+                return None                 # the verifying pass will say what is wrong
+            self._inflater().verified = True
+            self.checked = True
+        if keep:
+            self._cache.put((self._token, 0), data, len(data))
+        return data
+
+    def _inflate_whole(self) -> bytes | None:
+        """The entry decrypted and inflated with one call each, when it
+        verifies (zlib's end with its Adler-32 reached, nothing beyond, the
+        declared size); None otherwise."""
+        try:
+            z = zlib.decompressobj()
+            data = z.decompress(self._plain(0, self.rec.stored_size), self.size + 1)
+        except (zlib.error, PakError):
+            return None
+        if not z.eof or len(data) != self.size:
+            return None
+        return data
 
     def _read_compressed(self, offset: int, end: int) -> bytes:
         inf = self._inflater()

@@ -18,6 +18,7 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.pull import RefillingSource
 
 ReadAt = Callable[[int, int], bytes]
+READ_AHEAD = 1 << 16   # ciphertext decrypted per call by EncryptedStream
 
 
 def read_exact(read_at: ReadAt, offset: int, size: int, what: str) -> bytes:
@@ -48,21 +49,42 @@ class _CipherStream:
 
 class EncryptedStream(_CipherStream):
     """Sequential decryption of the stream whose IV is at `start`, with
-    `length` bytes of ciphertext (a multiple of 8) after it."""
+    `length` bytes of ciphertext (a multiple of 8) after it.
+
+    Parsers fetch pages, but each page's decryption is not a call of its own:
+    the stream decrypts up to READ_AHEAD bytes in one call and folds ivXor
+    into each page when it is fetched, which is when the game applies it."""
 
     def __init__(self, read_at: ReadAt, key: PakKey, start: int, length: int):
         super().__init__(key.decrypter(read_exact(read_at, start, BLOCK, "IV")))
         self._read_at = read_at
         self.start = start
         self.length = length
+        self._ahead = b""      # decrypted, not yet fetched, not yet folded
+        self._at = 0
 
     def fetch(self, n: int = PAGE) -> bytes:
         """The next min(n, left) plain bytes (b"" at the end)."""
         n = min(n, self.length - self.pos)
         if n <= 0:
             return b""
-        at = self.start + BLOCK + self.pos
-        return self._cipher.decrypt(read_exact(self._read_at, at, n, "encrypted data"))
+        if not hasattr(self._cipher, "decrypt_ahead"):
+            # version 12+ chaining: a fold changes every later block, no decrypting ahead
+            at = self.start + BLOCK + self.pos
+            return self._cipher.decrypt(read_exact(self._read_at, at, n, "encrypted data"))
+        if len(self._ahead) - self._at < n:
+            left = self._ahead[self._at:]
+            done = self.pos + len(left)           # ciphertext already decrypted
+            need = n - len(left)
+            k = min(max(need, READ_AHEAD), self.length - done)
+            raw = self._read_at(self.start + BLOCK + done, k)
+            if len(raw) < need:    # only what is needed now must exist: report it as a plain read would
+                raw = read_exact(self._read_at, self.start + BLOCK + done, need, "encrypted data")
+            raw = raw[: len(raw) & ~(BLOCK - 1)]
+            self._ahead, self._at = left + self._cipher.decrypt_ahead(raw), 0
+        plain = self._ahead[self._at : self._at + n]
+        self._at += n
+        return self._cipher.fold(plain)
 
 
 class EncryptingStream(_CipherStream):

@@ -5,7 +5,8 @@
   source reads the chunk from the cached parse (no copy kept in the tree).
 - A map's embedded items (chunk 03043054, decoded by the map declarations)
   become items.zip (the stored ZIP, byte for byte) and items.txt (the item
-  list the chunk declares, then the ZIP's member names).
+  list the chunk declares, then the ZIP's member names), and items/, the ZIP
+  opened (gbxfs/tree/gbx/zipdir.py).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from gbxfs.formats.gbx.model import Node
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.dump import dump_lines
 from gbxfs.tree.cached import CachedFile, LazySliceSource, ParsedBytesFile
+from gbxfs.tree.gbx.zipdir import zip_folder
 from gbxfs.tree.model import Entry
 
 REPLAY_MAP = 0x03093002
@@ -88,4 +90,7 @@ def embedded_entries(main: Node, ctx: TreeContext, mtime_ns: int, open_nested, k
             out.append(ParsedBytesFile("items.zip", lambda: _find_zip(chunk().values), size=len(z)))
             out.append(CachedFile("items.txt", ctx.cache, (key, "items.txt"), lambda: items_text(chunk()),
                                   size=len(text)))
+            # the same ZIP opened: items/<...>.Item.Gbx folders
+            out.append(zip_folder("items", z, lambda: _find_zip(chunk().values) or b"", open_nested,
+                                  ctx.cache, (key, "items/"), mtime_ns))
     return out

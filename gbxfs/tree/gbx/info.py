@@ -4,15 +4,19 @@ from __future__ import annotations
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.tree.gbx.parse import ParsedBody, ParsedHeader
+from gbxfs.tree.gbx.summary import summary, summary_pairs
 
 
 def _lines(pairs: list[tuple[str, object]]) -> bytes:
     return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
 
 
-def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None) -> bytes:
-    pairs: list[tuple[str, object]] = [("file_size", file_size)]
+def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, ghost_facts: dict | None = None) -> bytes:
+    """info.txt: the summary of a map, replay or ghost first (see summary.py), then
+    the container facts. `ghost_facts`: the first ghost's, for what a header lacks."""
     h = ph.header
+    pairs: list[tuple[str, object]] = [] if h is None else summary_pairs(summary(h, ghost_facts))
+    pairs.append(("file_size", file_size))
     if h is None:
         pairs.append(("header_status", f"failed: {ph.error}"))
         return _lines(pairs)

@@ -37,7 +37,9 @@ from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, rend
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import Problems
 from gbxfs.tree.gbx.info import render_info, render_refs
+from gbxfs.tree.gbx.nodenames import node_labels, unique_name
 from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, SourceFile
 from gbxfs.tree.source import ByteSource
 
@@ -60,6 +62,10 @@ class GbxFolder(Dir):
         ph = p.header()
         if ph.header is not None:
             self.xattrs["user.gbx.class_id"] = f"{ph.header.class_id:08X}".encode()
+
+    def summary_header(self):
+        """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
+        return self.p.header().header
 
     def note_error(self, what: str, e: BaseException) -> None:
         self.problems.note(what, e)
@@ -84,7 +90,8 @@ class GbxFolder(Dir):
         if p.source_error:
             original.error = p.source_error
         out: list[Entry] = [original,
-                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body()))]
+                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body(),
+                                                                      self._ghost_facts()))]
         h = p.header().header
         if h is None:
             return out
@@ -138,12 +145,11 @@ class GbxFolder(Dir):
         out: list[Entry] = []
         taken: set[str] = set()
         cache = self.p.ctx.cache
-        for i, n in enumerate(self.p.body().all_nodes()):
-            label = n.index if n.index is not None else i
-            cls = n.class_name or f"{n.class_id:08X}"
-            name = f"{label:03d}.{cls}"
-            if name in taken:
-                name = f"{name}-{i}"
+        nodes = self.p.body().all_nodes()
+        labels = node_labels([n.index for n in nodes])
+        width = max(3, len(str(max(labels, default=0))))
+        for i, n in enumerate(nodes):
+            name = unique_name(f"{labels[i]:0{width}d}.{n.class_name or f'{n.class_id:08X}'}", taken)
             taken.add(name)
             x = {"user.gbx.class_id": f"{n.class_id:08X}".encode()}
             if n.error is not None:
@@ -207,6 +213,14 @@ class GbxFolder(Dir):
                 self.note_error(f"ghost {i} samples", e)
         return ghosts
 
+    def _ghost_facts(self) -> dict | None:
+        """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""
+        h = self.p.header().header
+        if h is None or h.class_id not in (REPLAY, GHOST):
+            return None
+        g = self._first_ghost()
+        return g.facts if g is not None else None
+
     def _first_ghost(self) -> Ghost | None:
         ghosts = self._ghosts()
         return ghosts[0] if ghosts else None
@@ -243,12 +257,3 @@ class GbxFolder(Dir):
 
 def _comments_bytes(comments: str) -> bytes:
     return (comments.rstrip("\n") + "\n").encode("utf-8")
-
-
-def _decode_header(h) -> None:
-    """Decode the header chunks with the declarations (once; fills chunk.values)."""
-    if getattr(h, "_gbxfs_decoded", False):
-        return
-    from gbxfs.formats.gbx import decode_header_chunks
-    decode_header_chunks(h)
-    h._gbxfs_decoded = True

@@ -9,13 +9,17 @@ known to be unverifiable.
 from __future__ import annotations
 
 import errno
+import itertools
 import threading
 from typing import Callable, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.entry import PakEntry
+from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.header import parse_header
+from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
@@ -39,6 +43,10 @@ class PakEntrySource:
             return self.entry.read(offset, size)
         except PakError as e:
             raise OSError(errno.EIO, f"pak entry cannot be verified: {e.reason}") from None
+
+    def read_at_nowait(self, offset: int, size: int) -> bytes | None:
+        """Bytes already verified and cached, without a worker thread (else None)."""
+        return self.entry.read_cached(offset, size)
 
 
 class PakEntryFile(SourceFile):
@@ -122,17 +130,38 @@ class PakGbxDir(Dir):
     def loaded(self) -> bool:
         return self._inner is not None and self._inner.is_dir and self._inner.loaded()
 
+    def summary_header(self):
+        """The GBX header for the folder's maps.csv / replays.csv: from the opened
+        view when there is one, else from the pak's metadata section (no decryption
+        of the entry)."""
+        inner = self._inner
+        if inner is not None and hasattr(inner, "summary_header"):
+            return inner.summary_header()
+        arc, index = self._arc, self._entry.rec.index
+        return self._ctx.cache.get_or_make(("gbx.metaheader", arc, index), lambda: _meta_header(arc, index))
+
+
+# a folder of at most this many entries is listed from memory in well under a
+# millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
+CHEAP_LISTING = 256
+# what opening an unread entry reads ahead of its folder's later ones, in one worker visit
+READ_AHEAD_FILES = 32
+READ_AHEAD_BYTES = 1 << 20
+
 
 class PakFolder(Dir):
     """A folder inside a pak. error.txt appears once one of its entries is
     known to be unverifiable (found out when it is first read)."""
 
-    __slots__ = ("_files",)
+    __slots__ = ("_files", "_cheap", "_order")
 
-    def __init__(self, name: str, load: Callable[[], tuple[list[Entry], list[PakEntry]]], **kw):
+    def __init__(self, name: str, load: Callable[[], tuple[list[Entry], list[PakEntry]]], *,
+                 cheap: bool = False, **kw):
         # entries are made when the folder is first listed: a pak of a million files
         # costs only its file table until its folders are visited
         self._files: list[PakEntry] = []
+        self._cheap = cheap
+        self._order: dict[str, int] | None = None
 
         def listing() -> list[Entry]:
             kids, self._files = load()
@@ -147,6 +176,53 @@ class PakFolder(Dir):
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
+
+    @property
+    def lists_from_memory(self) -> bool:
+        """True when a first listing is only a few hundred objects made from
+        the file table (no I/O, no parsing): fine to do on the trio loop."""
+        return self._cheap
+
+    def wants_read_ahead(self, name: str) -> bool:
+        """True when opening `name` should read ahead (an unread small pak entry)."""
+        kids = self.peek()
+        e = kids.get(name) if kids is not None else None
+        return isinstance(e, PakEntryFile) and not e.entry.checked and e.entry.size <= SMALL_ENTRY
+
+    def read_ahead(self, name: str) -> None:
+        """Verify `name` and the small unread entries listed after it, into the
+        cache (worker thread): files are mostly read in listing order, and
+        their reads are then answered from the trio loop. Bounded by
+        READ_AHEAD_FILES and READ_AHEAD_BYTES; a served entry leaves the cache."""
+        kids = self.peek()
+        if kids is None:
+            return
+        if self._order is None:
+            self._order = {n: i for i, n in enumerate(kids)}
+        start = self._order.get(name)
+        if start is None:
+            return
+        budget = READ_AHEAD_BYTES
+        for e in itertools.islice(kids.values(), start, start + READ_AHEAD_FILES):
+            if budget <= 0:
+                break
+            if isinstance(e, PakEntryFile):
+                try:
+                    budget -= e.entry.read_ahead()
+                except OSError:
+                    break     # the pak cannot be read: the entry's own read reports it
+
+
+def _meta_header(arc: PakArchive, index: int):
+    """(header or None, cost) from a pak's metadata record of one GBX file."""
+    data = arc.gbx_header(index)
+    if not data:
+        return None, 256
+    try:
+        h = parse_header(data, refs=False)
+    except GbxError:
+        return None, 256
+    return h, 2 * len(data) + 4096
 
 
 def _record_xattrs(rec, shown_name: str) -> dict[str, bytes]:
@@ -225,11 +301,14 @@ def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
         files: list[PakEntry] = []
         for k, v in d.shown.items():
             if isinstance(v, _Node):
-                kids.append(PakFolder(k, lambda v=v: listing(v), mtime_ns=mtime))
+                kids.append(PakFolder(k, lambda v=v: listing(v), mtime_ns=mtime,
+                                      cheap=len(v.shown) <= CHEAP_LISTING))
             else:
                 e, entry = file_entry(k, v)
                 kids.append(e)
                 files.append(entry)
+        # maps.csv / replays.csv under names no archive entry has
+        kids += index_files({e.name: e for e in kids}, ctx.cache, ("gbx.index", arc, id(d)))
         return kids, files
 
     return listing(root)[0]

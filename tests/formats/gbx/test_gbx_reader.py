@@ -253,3 +253,12 @@ def test_text_reader_errors():
         TextGbxReader(b"12").u32()
     with pytest.raises(GbxError, match="out of range"):
         TextGbxReader(b"300\r\n").u8()
+
+
+def test_a_leading_bom_is_dropped_from_decoded_strings():
+    bom = "\ufeff".encode("utf-8")
+    data = struct.pack("<I", len(bom) + 3) + bom + b"abc" + struct.pack("<I", 5) + b"a" + bom + b"c"
+    r = GbxReader(data)
+    assert r.string() == "abc"                      # leading: dropped
+    assert r.string() == "a\ufeffc"                 # elsewhere: kept, it is text
+    assert r.tell() == len(data)

@@ -97,9 +97,9 @@ def test_speed_forward_matches_speed(corpus):
     for row, _, ghosts in parsed():
         for gh in ghosts:
             t = gh.track
-            if "speed_forward" not in t.extra_columns:
+            if "speed_forward_mps" not in t.extra_columns:
                 continue
-            i = t.extra_columns.index("speed_forward")
+            i = t.extra_columns.index("speed_forward_mps")
             d = [abs(abs(s.extra[i]) - s.speed) / (1 + s.speed) for s in t.samples if s.speed > 10]
             assert _median(d) < 0.1, row["path"]
             checked += 1
@@ -111,8 +111,8 @@ def test_csv_has_a_header_and_one_row_per_sample(corpus):
     _, _, ghosts = next(p for p in parsed() if p[0]["kind"] == "ghost")
     track = ghosts[0].track
     lines = render_csv(track).decode().splitlines()
-    assert lines[0].split(",")[:12] == ["time_ms", "x", "y", "z", "qx", "qy", "qz", "qw",
-                                        "speed", "vx", "vy", "vz"]
+    assert lines[0].split(",")[:12] == ["time_ms", "x_m", "y_m", "z_m", "qx", "qy", "qz", "qw",
+                                        "speed_mps", "vx_mps", "vy_mps", "vz_mps"]
     assert len(lines) == len(track.samples) + 1
     assert all(len(l.split(",")) == len(track.columns) for l in lines)
     assert float(lines[-1].split(",")[1]) == pytest.approx(track.samples[-1].position[0], abs=1e-5)

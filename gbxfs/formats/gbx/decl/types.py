@@ -23,7 +23,7 @@ def _small_len(r: Any) -> int:
 
 
 def _small_string(r: Any) -> str:
-    return bytes(r.bytes(_small_len(r))).decode("utf-8", "replace")
+    return bytes(r.bytes(_small_len(r))).decode("utf-8-sig", "replace")   # a leading BOM dropped
 
 
 def _noderef(r: Any) -> Any:

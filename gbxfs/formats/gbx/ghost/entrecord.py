@@ -39,7 +39,7 @@ _U16 = struct.Struct("<H").unpack_from
 _TAU = 6.283185307179586
 
 VEHICLE_COLUMNS = ("gear", "rpm_raw", "steer", "gas", "brake", "side_speed", "turbo_time",
-                   "ground_contact", "wheel_rot_fl", "wheel_rot_fr", "wheel_rot_rr", "wheel_rot_rl",
+                   "ground_contact", "wheel_rot_fl_rad", "wheel_rot_fr_rad", "wheel_rot_rr_rad", "wheel_rot_rl_rad",
                    "damper_fl", "damper_fr", "damper_rr", "damper_rl", "wetness")
 
 

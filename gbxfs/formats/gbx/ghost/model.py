@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]   # x, y, z, w
 
-# Columns every track has, in CSV order.
-BASE_COLUMNS = ("time_ms", "x", "y", "z", "qx", "qy", "qz", "qw", "speed", "vx", "vy", "vz")
+# Columns every track has, in CSV order; the unit ends the name (ms, metres, m/s).
+BASE_COLUMNS = ("time_ms", "x_m", "y_m", "z_m", "qx", "qy", "qz", "qw", "speed_mps", "vx_mps", "vy_mps", "vz_mps")
 
 
 @dataclass(eq=False)

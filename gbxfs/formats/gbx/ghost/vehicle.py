@@ -30,9 +30,9 @@ _U16 = struct.Struct("<H").unpack_from
 CAR_CLASS_IDS = (0x0A02B000, 0x0A103000)   # CSceneVehicleCar (and its older id)
 
 _HMS = ("angvel_x", "angvel_y", "angvel_z")
-_SPEEDS = ("speed_forward", "speed_sideward")
-_V7 = _SPEEDS + ("rpm", "wheel_rot_fl", "wheel_rot_fr", "wheel_rot_rr", "wheel_rot_rl",
-                 "steer", "gas", "brake", "turbo_strength", "steer_front",
+_SPEEDS = ("speed_forward_mps", "speed_sideward_mps")   # names end with their unit
+_V7 = _SPEEDS + ("rpm", "wheel_rot_fl_rad", "wheel_rot_fr_rad", "wheel_rot_rr_rad", "wheel_rot_rl_rad",
+                 "steer", "gas", "brake", "turbo_strength", "steer_front_rad",
                  "damper_fl", "material_fl", "damper_fr", "material_fr",
                  "damper_rr", "material_rr", "damper_rl", "material_rl")
 _V8 = _V7 + ("horn", "is_turbo")
