@@ -9,7 +9,10 @@ index and the string every time.
 """
 from __future__ import annotations
 
+import struct
 from typing import Any
+
+_u32 = struct.Struct("<I").unpack_from
 
 
 class IdState:
@@ -44,6 +47,27 @@ def read_id(r: Any) -> str | int:
     """A lookback string from reader `r` (its `ids` state). Returns the string; "" for
     the empty id (0xFFFFFFFF); an int when the id is a number."""
     st = r.ids
+    buf = r._buf
+    if buf is not None and st.version == 3 and not r.text:
+        # binary in memory, the common ids: straight from the reader's buffer; a new
+        # string, the first id of a state and every error take the general path below
+        p = r._pos
+        if p + 4 <= r._end:
+            index = _u32(buf, p)[0]
+            if index == 0xFFFFFFFF:
+                r._pos = p + 4
+                return ""
+            if not index & 0xC0000000:
+                r._pos = p + 4
+                return index
+            n = index & 0x3FFFFFFF
+            if n and st.gap is None and n <= len(st.strings):
+                r._pos = p + 4
+                return st.strings[n - 1]
+    return _read_id(r, st)
+
+
+def _read_id(r: Any, st: IdState) -> str | int:
     if st.version is None or st.version == 2:
         at = r.tell()
         v = r.u32()

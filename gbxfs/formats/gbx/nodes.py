@@ -93,6 +93,7 @@ class NodeWalker:
     def walk_node(self, r: GbxReader, node: Node) -> None:
         """Read the chunks of `node` up to its end marker."""
         reg = self.decls
+        infos = reg.walk_cache
         base = r.offset_base
         archive = reg.get(node.class_id)
         if archive is not None and "archive" in archive.flags:
@@ -110,10 +111,10 @@ class NodeWalker:
             if len(node.chunks) >= MAX_CHUNKS_PER_NODE:
                 raise GbxError(f"more than {MAX_CHUNKS_PER_NODE} chunks in one node", offset=base + at,
                                node=node_label(node), where="body")
-            cid = classdb.remap_chunk(raw_id)
-            stored_id = raw_id if raw_id != cid else None
-            decl = reg.get(cid)
-            name = reg.chunk_name(cid)
+            info = infos.get(raw_id)
+            if info is None:
+                info = infos[raw_id] = _chunk_info(reg, raw_id)
+            cid, stored_id, decl, name = info
             if r.skip_marker():
                 _skippable(r, node, cid, stored_id, decl, name)
                 continue
@@ -146,6 +147,13 @@ def _decode_chunk(r: GbxReader, node: Node, decl: Any, cid: int, stored_id: int 
                              name=name))
     if error is not None:
         raise error
+
+
+def _chunk_info(reg: Registry, raw_id: int) -> tuple[int, int | None, Any, str | None]:
+    """What the walker needs of a chunk id as stored: (current id, stored id when it
+    was remapped, declaration, name). The same for every file: kept in the registry."""
+    cid = classdb.remap_chunk(raw_id)
+    return cid, raw_id if raw_id != cid else None, reg.get(cid), reg.chunk_name(cid)
 
 
 def _walker_error(e: GbxError) -> GbxError:

@@ -242,9 +242,9 @@ class GbxReader:
     def u128(self) -> int:
         return int.from_bytes(self._take(16), "little")
 
-    def hex32(self) -> int:
-        """A u32 that the text format writes in hex (class ids, chunk ids)."""
-        return self.u32()
+    # a u32 that the text format writes in hex (class ids, chunk ids): the text reader
+    # overrides both names; here they are the u32 read itself (one call per chunk id)
+    hex32 = _fixed_read(_u32, 4)
 
     def bool(self) -> bool:
         v = self.u32()
@@ -360,8 +360,7 @@ class GbxReader:
             self.pop_ids()
 
     # -- chunk stream -------------------------------------------------------------------
-    def chunk_id(self) -> int:
-        return self.hex32()
+    chunk_id = hex32
 
     def skip_marker(self) -> bool:
         """Consume "PIKS" if it is next; False (nothing consumed) otherwise."""

@@ -106,6 +106,9 @@ class TextGbxReader(GbxReader):
             raise self.error(f"hex id {s} out of range", at)
         return v
 
+    def chunk_id(self) -> int:
+        return self.hex32()
+
     def f32(self) -> float:
         at = self.tell()
         s = self.line().strip()

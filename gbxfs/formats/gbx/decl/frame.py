@@ -20,6 +20,20 @@ class ContinueItem(Exception):
         self.uncounted = uncounted
 
 
+def new_frame(parent: "Frame") -> "Frame":
+    """A child scope (loop item, struct) of `parent`: Frame(parent, parent.chunk_id)
+    without the constructor's call, for the generated decoders' hot loops."""
+    f = _new(Frame)
+    f.values = {}
+    f.latest = None
+    f.parent = parent
+    f.chunk_id = parent.chunk_id
+    f.depth = parent.depth + 1
+    f.index = None
+    f.node = parent.node
+    return f
+
+
 class Frame:
     """Values of one scope (a chunk, a loop element, a struct) and its parent scope.
     A name read twice in one scope is kept as name, name_2, ...; expressions see the
@@ -29,7 +43,7 @@ class Frame:
 
     def __init__(self, parent: "Frame | None", chunk_id: int, node: Any = None):
         self.values: dict[str, Any] = {}
-        self.latest: dict[str, str] = {}
+        self.latest: dict[str, str] | None = None     # made when a name repeats
         self.parent = parent
         self.chunk_id = chunk_id
         self.depth = 0 if parent is None else parent.depth + 1
@@ -45,6 +59,8 @@ class Frame:
                 n += 1
             key = f"{name}_{n}"
             values[key] = value
+            if self.latest is None:
+                self.latest = {}
             self.latest[name] = key
         else:
             values[name] = value
@@ -85,6 +101,9 @@ class Frame:
                 raise GbxError("next_u32 cannot be peeked in text-format files")
             return r.peek_u32()
         raise KeyError(name)
+
+
+_new = object.__new__
 
 
 class NodeFields:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 
 from .. import classdb
 from .ast import ChunkDef, DeclarationError, StructDef
+from .codegen import CodeGen
 from .compile import Compiler
 from .frame import Frame
 from .link import Linker
@@ -71,6 +72,8 @@ class Registry:
     chunks: dict[tuple[int, bool], ChunkDecl] = field(default_factory=dict)
     structs: dict[str, StructDef] = field(default_factory=dict)
     errors: list[DeclarationError] = field(default_factory=list)
+    # the node walker's per-chunk-id answers (nodes._chunk_info), filled as ids are met
+    walk_cache: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, chunk_id: int, header: bool = False) -> ChunkDecl | None:
         """Declaration for a (remapped) chunk id; the other kind is the fallback
@@ -116,10 +119,15 @@ class Registry:
             seen[key] = d
         linker = Linker(reg.structs, seen)
         compiler = Compiler(linker, reg.chunks)
+        codegen = CodeGen(compiler)
         for key, d in seen.items():
             try:
                 decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
-                decl.run = compiler.block(linker.chunk(d), d.file)
+                stmts = linker.chunk(d)
+                # the closures check and serve text files and pull sources; binary
+                # in-memory data runs a generated function, written on first use
+                decl.run = codegen.lazy(stmts, d.file, compiler.block(stmts, d.file),
+                                        functools.partial(setattr, decl, "run"))
                 reg.chunks[key] = decl
             except DeclarationError as e:
                 reg.errors.append(e)

@@ -1,0 +1,373 @@
+"""Generated decoders: each chunk declaration (and struct) compiled, on first use, into
+one specialised Python function whose source is written here and run by `exec`.
+
+compile.py's closures stay the reference and the general path: text-format files and
+pull sources (paks) run them, and so does any statement this module does not
+translate (the generated code calls that statement's closure). The generated code
+covers the hot part of binary in-memory decoding and must behave exactly like the
+closures, errors included:
+  - fixed-size fields read with `struct` straight from the reader's buffer, and runs
+    of them (the same runs compile.py fuses) with one call; a short read calls the
+    reader's own method, which raises the reader's error;
+  - conditions, `let`, loops and `while` inline, with expressions written as Python
+    (genexpr.py) inside the same try/except that compile.py's wrappers use;
+  - structs as functions of their own (one per struct, shared), loop items as
+    Frames like the closures make, so names resolve the same way.
+The source is generated once per declaration and process (declarations do not change
+at run time); only the declarations a file uses are generated.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+from typing import Any, Callable
+
+from ..expr import compile_expr
+from ..model import Labeled
+from ..reader import MAX_COUNT
+from . import ast as dsl
+from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _fusable
+from .frame import Frame
+from .genexpr import ExprSource
+from .genruntime import BASE_NS, INLINE, INT_TYPES
+from .scopes import counts, name_source
+from .types import BY_NAME, META_NAMES
+
+class CodeGen:
+    """Writes and compiles the functions; `compiler` gives the closures it falls back
+    on. One namespace per registry: struct functions are shared by name in it."""
+
+    def __init__(self, compiler: Compiler):
+        self.compiler = compiler
+        self.ns: dict[str, Any] = dict(BASE_NS)
+        self._consts: dict[tuple[type, Any], str] = {}
+        self._structs: dict[str, str] = {}     # struct name -> function name
+        self._n = 0
+        self._lock = threading.Lock()
+
+    def lazy(self, stmts: list[dsl.Stmt], file: str, slow: Callable, install: Callable[[Callable], None]
+             ) -> Callable:
+        """A run(r, f) that generates the real one on its first call and hands it to
+        `install` (which replaces this stub where it is kept)."""
+        def first(r: Any, f: Frame) -> None:
+            with self._lock:    # parses run in worker threads: names in the namespace stay unique
+                fn = self.function(stmts, file, slow)
+            install(fn)
+            fn(r, f)
+        return first
+
+    # -- names in the namespace ---------------------------------------------------------
+    def const(self, value: Any) -> str:
+        key = (type(value), value) if isinstance(value, (int, float, str, bytes)) else (object, id(value))
+        name = self._consts.get(key)
+        if name is None:
+            self._n += 1
+            name = self._consts[key] = f"K{self._n}"
+            self.ns[name] = value
+        return name
+
+    def obj(self, value: Any) -> str:
+        """A namespace name for an object (closures, unpackers), never shared by value."""
+        self._n += 1
+        name = f"O{self._n}"
+        self.ns[name] = value
+        return name
+
+    # -- functions -----------------------------------------------------------------------
+    def function(self, stmts: list[dsl.Stmt], file: str, slow: Callable) -> Callable:
+        self._n += 1
+        name = f"chunk_{self._n}"
+        em = _Emitter(self, file, False)
+        em.line(0, f"def {name}(r, f):")
+        em.line(1, "if r.text or r._buf is None:")
+        em.line(2, f"return {self.obj(slow)}(r, f)")
+        em.prologue()
+        em.block(stmts, 0, 1)
+        return self._define(name, em)
+
+    def struct_function(self, struct_name: str) -> str:
+        fname = self._structs.get(struct_name)
+        if fname is None:
+            fname = self._structs[struct_name] = f"struct_{len(self._structs)}"   # first: recursion
+            sd = self.compiler.linker.struct(struct_name)
+            em = _Emitter(self, sd.file, True)
+            em.enter(0, sd.body)            # a struct's frame is its own
+            em.line(0, f"def {fname}(r, f):")     # only called from generated code: binary, in memory
+            em.prologue()
+            at = len(em.lines)
+            em.block(sd.body, 0, 1)
+            em.lines[at:at] = [f"    {var} = _UNSET" for var in em.outer.values()]
+            self._define(fname, em)
+        return fname
+
+    def _define(self, name: str, em: "_Emitter") -> Callable:
+        src = "\n".join(em.lines) + "\n"
+        code = compile(src, f"<gbx declarations {em.file}: {name}>", "exec")
+        exec(code, self.ns)   # noqa: S102 - source written above from checked declarations
+        return self.ns[name]
+
+
+class _Emitter:
+    """Source lines of one function. Depth d names the scope: frame f{d}, values v{d}."""
+
+    def __init__(self, gen: CodeGen, file: str, struct: bool):
+        self.gen, self.file = gen, file
+        self.lines: list[str] = []
+        # per depth: how often each name may be set in that scope's frame, at most (None:
+        # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
+        self.scopes: list[dict[Any, int] | None] = [None]
+        self.outer: dict[str, str] = {}       # caller's names kept in locals (scopes.name_source)
+
+    def enter(self, d: int, stmts: list[dsl.Stmt]) -> None:
+        del self.scopes[d:]
+        self.scopes.append(counts(stmts))
+
+    def line(self, ind: int, text: str) -> None:
+        self.lines.append("    " * ind + text)
+
+    def prologue(self) -> None:
+        self.line(1, "buf = r._buf")
+        self.line(1, "end = r._end")
+        self.line(1, "f0 = f")
+        self.line(1, "v0 = f.values")
+
+    def expr(self, text: str, d: int) -> str:
+        src = ExprSource(lambda n: name_source(self.scopes, n, d, self.outer), self.gen.const).source(text)
+        if src is None:       # not translated: the reference closure
+            return f"{self.gen.obj(compile_expr(text)[0])}(f{d}, r)"
+        return src
+
+    def guarded(self, ind: int, target: str, text: str, d: int, line: int) -> None:
+        """target = expression, with compile.py's error translation."""
+        self.line(ind, "try:")
+        self.line(ind + 1, f"{target} = {self.expr(text, d)}")
+        self.line(ind, "except _EXC as e:")
+        self.line(ind + 1, f"raise {self.gen.obj(_expr_failure(text, f'{self.file}:{line}'))}(e, r) from None")
+
+    def set(self, ind: int, d: int, name: Any, value: str = "x") -> None:
+        n = repr(name)
+        m = self.scopes[d] if d < len(self.scopes) else None
+        if m is not None and m.get(name, 0) <= 1:     # set once at most: never a repeat
+            self.line(ind, f"v{d}[{n}] = {value}")
+            return
+        self.line(ind, f"if {n} in v{d}:")
+        self.line(ind + 1, f"f{d}.set({n}, {value})")
+        self.line(ind, "else:")
+        self.line(ind + 1, f"v{d}[{n}] = {value}")
+
+    def closure(self, ind: int, s: dsl.Stmt, d: int) -> None:
+        self.line(ind, f"{self.gen.obj(self.gen.compiler.stmt(s, self.file))}(r, f{d})")
+
+    def block(self, stmts: list[dsl.Stmt], d: int, ind: int) -> None:
+        start = len(self.lines)
+        i = 0
+        while i < len(stmts):
+            j = i
+            while j < len(stmts) and _fusable(stmts[j]):
+                j += 1
+            if j - i >= 2:          # the same runs compile.py fuses (same errors)
+                self.fused(stmts[i:j], d, ind)
+                i = j
+            else:
+                self.stmt(stmts[i], d, ind)
+                i += 1
+        if len(self.lines) == start:
+            self.line(ind, "pass")
+
+    def fused(self, fields: list[dsl.Stmt], d: int, ind: int) -> None:
+        fmt, layout, index, offset = "<", [], 0, 0
+        for s in fields:
+            code, n = BY_NAME[s.type].fixed
+            fmt += code
+            layout.append((s, index, n, offset))
+            index += n
+            offset += struct.calcsize("<" + code)
+        size = struct.calcsize(fmt)
+        where = f"{self.file}:{fields[0].line}"
+        self.line(ind, "p = r._pos")
+        self.line(ind, f"if p + {size} <= end:")
+        self.line(ind + 1, f"r._pos = p + {size}")
+        self.line(ind + 1, f"t = {self.gen.obj(struct.Struct(fmt).unpack_from)}(buf, p)")
+        for s, i, n, off in layout:
+            self.line(ind + 1, f"x = t[{i}]" if n == 1 else f"x = t[{i}:{i + n}]")
+            if s.type == "bool":
+                self.line(ind + 1, "if x > 1:")
+                self.line(ind + 2, f"raise _fbool(r, x, p, {off}, {self.gen.const(f'{where} {s.name}')})")
+                self.line(ind + 1, "x = x == 1")
+            self.set(ind + 1, d, s.name)
+        self.line(ind, "else:")          # too few bytes: field by field, for the error
+        for s in fields:
+            self.closure(ind + 1, s, d)
+
+    def stmt(self, s: dsl.Stmt, d: int, ind: int) -> None:
+        if isinstance(s, dsl.Field):
+            self.field(s, d, ind)
+        elif isinstance(s, dsl.If):
+            self.if_(s.branches, s.orelse, d, ind)
+        elif isinstance(s, dsl.Loop):
+            self.loop(s, d, ind)
+        elif isinstance(s, dsl.While):
+            self.while_(s, d, ind)
+        elif isinstance(s, dsl.Let):
+            self.guarded(ind, "x", s.expr, d, s.line)
+            self.set(ind, d, s.name)
+        else:                   # the rarer statements: their closure, same frame
+            self.closure(ind, s, d)
+
+    def field(self, s: dsl.Field, d: int, ind: int) -> None:
+        where = self.gen.const(f"{self.file}:{s.line} {s.name or s.type}")
+        if s.type == "meta" and s.count is None and (s.subnames or s.name):
+            self.meta(s, d, ind, where)
+            return
+        if s.count is not None or s.type == "meta" or (s.type not in BY_NAME and s.enum):
+            self.closure(ind, s, d)
+            return
+        if s.type not in BY_NAME:
+            self.struct_field(s, d, ind, where)
+            return
+        if s.type == "uint8":
+            self.line(ind, "p = r._pos")
+            self.line(ind, "if p < end:")
+            self.line(ind + 1, "r._pos = p + 1")
+            self.line(ind + 1, "x = buf[p]")
+            self.line(ind, "else:")
+            self.tagged_call(ind + 1, "r.u8()", where)
+        elif s.type in INLINE:
+            fmt, size, single = INLINE[s.type]
+            self.line(ind, "p = r._pos")
+            self.line(ind, f"if p + {size} <= end:")
+            self.line(ind + 1, f"r._pos = p + {size}")
+            unpack = self.gen.obj(struct.Struct(fmt).unpack_from)
+            self.line(ind + 1, f"x = {unpack}(buf, p)" + ("[0]" if single else ""))
+            if s.type == "bool":
+                self.line(ind + 1, "if x > 1:")          # the reader's error, from the same place
+                self.line(ind + 2, "r._pos = p")
+                self.tagged_call(ind + 2, "r.bool()", where)
+                self.line(ind + 1, "x = x == 1")
+            self.line(ind, "else:")
+            self.tagged_call(ind + 1, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
+        elif s.type == "id":        # back references inline; the rest in lookback.read_id
+            self.line(ind, "st = r.ids")
+            self.line(ind, "p = r._pos")
+            self.line(ind, "x = None")
+            self.line(ind, "if st.version == 3 and st.gap is None and p + 4 <= end:")
+            self.line(ind + 1, f"k = {self.gen.obj(struct.Struct('<I').unpack_from)}(buf, p)[0]")
+            self.line(ind + 1, "if k & 0xC0000000 and k != 0xFFFFFFFF and 0 < (k & 0x3FFFFFFF) <= len(st.strings):")
+            self.line(ind + 2, "r._pos = p + 4")
+            self.line(ind + 2, "x = st.strings[(k & 0x3FFFFFFF) - 1]")
+            self.line(ind, "if x is None:")
+            self.tagged_call(ind + 1, "read_id(r)", where)
+        else:
+            self.tagged_call(ind, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
+        if s.enum and s.type in INT_TYPES:     # ints (or bools): one shared Labeled per value
+            labeled = self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
+            self.line(ind, f"x = {labeled}.get(x, x)")
+        elif s.enum:
+            enum = self.gen.obj(s.enum)
+            self.line(ind, f"label = {enum}.get(x) if isinstance(x, int) else None")
+            self.line(ind, "if label is not None:")
+            self.line(ind + 1, "x = Labeled(x, label)")
+        self.set(ind, d, s.name)
+
+    def meta(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
+        """Three ids: named, one dict; unnamed with names, three fields (as compile.py,
+        whose flat form also claims errors the walker marked as its own)."""
+        subnames = s.subnames or META_NAMES
+        self.line(ind, "try:")
+        self.line(ind + 1, "x = (read_id(r), read_id(r), read_id(r))")
+        self.line(ind, "except GbxError as e:")
+        if s.name is None:
+            self.line(ind + 1, f"e.decl = e.decl or {where}")
+            self.line(ind + 1, "raise")
+            for i, k in enumerate(subnames[:3]):
+                self.set(ind, d, k, f"x[{i}]")
+            return
+        self.line(ind + 1, f"raise _tag(e, {where})")
+        self.line(ind, "x = {" + ", ".join(f"{k!r}: x[{i}]" for i, k in enumerate(subnames[:3])) + "}")
+        self.set(ind, d, s.name)
+
+    def tagged_call(self, ind: int, call: str, where: str) -> None:
+        self.line(ind, "try:")
+        self.line(ind + 1, f"x = {call}")
+        self.line(ind, "except GbxError as e:")
+        self.line(ind + 1, f"raise _tag(e, {where})")
+
+    def struct_field(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
+        fn = self.gen.struct_function(s.type)
+        deep = self.gen.const(f"{self.file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
+        self.line(ind, "try:")
+        self.line(ind + 1, f"if f{d}.depth >= MAX_STRUCT_DEPTH:")
+        self.line(ind + 2, f"raise GbxError({deep})")
+        self.line(ind + 1, f"x = new_frame(f{d})")
+        self.line(ind + 1, f"{fn}(r, x)")
+        self.line(ind + 1, "x = x.values")
+        self.line(ind, "except GbxError as e:")
+        self.line(ind + 1, f"raise _tag(e, {where})")
+        self.set(ind, d, s.name)
+
+    def if_(self, branches: list, orelse: list | None, d: int, ind: int) -> None:
+        if not branches:
+            if orelse:
+                self.block(orelse, d, ind)
+            return
+        cond, body, line = branches[0]
+        self.guarded(ind, "c", cond, d, line)
+        self.line(ind, "if c:")
+        self.block(body, d, ind + 1)
+        if len(branches) > 1 or orelse:
+            self.line(ind, "else:")
+            self.if_(branches[1:], orelse, d, ind + 1)
+
+    def item(self, d: int, ind: int, where: str) -> None:
+        """A loop item's frame, as compile.py makes it."""
+        e = d + 1
+        self.line(ind, f"if len(items{d}) >= MAX_COUNT:")
+        self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: more than {MAX_COUNT} loop items')})")
+        self.line(ind, f"f{e} = new_frame(f{d})")
+        self.line(ind, f"f{e}.index = len(items{d})")
+        self.line(ind, f"v{e} = f{e}.values")
+        self.line(ind, f"start{d} = r._pos")
+
+    def loop(self, s: dsl.Loop, d: int, ind: int) -> None:
+        where = f"{self.file}:{s.line}"
+        self.guarded(ind, f"n{d}", s.count, d, s.line)
+        self.line(ind, f"if not isinstance(n{d}, int) or isinstance(n{d}, bool):")
+        self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: loop count {s.count!r} is ')} + repr(n{d}) + "
+                           f"', not an integer')")
+        self.line(ind, f"r.check_count(n{d}, 0, {self.gen.const(f'{where} count {s.count}')})")
+        self.line(ind, f"items{d} = []")
+        self.line(ind, f"counted{d} = 0")
+        self.line(ind, f"while counted{d} < n{d}:")
+        self.item(d, ind + 1, where)
+        self.line(ind + 1, "try:")
+        self.enter(d + 1, s.body)
+        self.block(s.body, d + 1, ind + 2)
+        self.line(ind + 1, "except ContinueItem as ci:")
+        self.line(ind + 2, f"items{d}.append(v{d + 1})")
+        self.line(ind + 2, "if ci.uncounted:")
+        self.line(ind + 3, f"if r._pos == start{d}:")
+        self.line(ind + 4, f"raise GbxError({self.gen.const(f'{where}: uncounted item read no data (endless loop)')})"
+                           " from None")
+        self.line(ind + 3, "continue")
+        self.line(ind + 1, "else:")
+        self.line(ind + 2, f"items{d}.append(v{d + 1})")
+        self.line(ind + 1, f"counted{d} += 1")
+        self.set(ind, d, s.name, f"items{d}")
+
+    def while_(self, s: dsl.While, d: int, ind: int) -> None:
+        where = f"{self.file}:{s.line}"
+        self.line(ind, f"items{d} = []")
+        self.line(ind, "while True:")
+        self.guarded(ind + 1, "c", s.cond, d, s.line)
+        self.line(ind + 1, "if not c:")
+        self.line(ind + 2, "break")
+        self.item(d, ind + 1, where)
+        self.line(ind + 1, "try:")
+        self.enter(d + 1, s.body)
+        self.block(s.body, d + 1, ind + 2)
+        self.line(ind + 1, "except ContinueItem:")
+        self.line(ind + 2, "pass")
+        self.line(ind + 1, f"items{d}.append(v{d + 1})")
+        self.line(ind + 1, f"if r._pos == start{d}:")
+        self.line(ind + 2, f"raise GbxError({self.gen.const(f'{where}: while item read no data (endless loop)')})")
+        self.set(ind, d, s.name, f"items{d}")
