@@ -5,12 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
 from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx.summary import strip_codes
+from gbxfs.tree.gbx.summary import REPLAY, REPLAY_COLUMNS, row, strip_codes
 from gbxfs.tree.pak.entries import PakEntryFile
 from gbxfs.tree.root import build_tree
 from gbxfs.tree.walk import resolve
@@ -167,3 +168,49 @@ def test_ghost_info_from_its_ghost(corpus):
                 checked += 1
     assert checked >= 3
 
+
+
+GBXNET = "BigBang1112+gbx-net"
+# replays and ghosts of every generation in the corpus: TM1.0 .. TM2020
+REPLAY_FOLDERS = [REPLAYS, f"{GBXNET}/Tests/GBX.NET.Tests/Files/Gbx/CGameCtnReplayRecord",
+                  f"{GBXNET}/Tests/GBX.NET.Tests/Files/Gbx/CGameCtnGhost",
+                  *(f"{GBXNET}/ExampleFiles/Replays/{g}" for g in (
+                      "0_TrackMania", "1_TrackMania Sunrise", "3_TrackMania Nations ESWC",
+                      "5_TrackMania Forever", "6_TrackMania 2", "7_TrackMania Turbo"))]
+
+
+def header_field_names(gbx_dir) -> set[str]:
+    """Every field name the decoded header chunks show (nested ones too)."""
+    names = set()
+    for n, f in gbx_dir.children()["header"].children().items():
+        if n.endswith(".txt"):
+            names |= {line.split(" = ", 1)[0].strip() for line in text(f).splitlines() if " = " in line}
+    return names
+
+
+@pytest.mark.parametrize("folder", REPLAY_FOLDERS)
+def test_replays_csv_checkpoints_from_the_header_alone(corpus, folder):
+    ctx = TreeContext()
+    kids = build_tree(str(corpus / folder), ctx).children()
+    table = rows(kids["replays.csv"])
+    assert table and all("checkpoints_ms" in r for r in table)
+    # the index read no body: checkpoints only where a header carries them
+    assert not [k for k in ctx.cache._items if isinstance(k, tuple) and k and k[0] == "gbx.body"]
+    for r in table:
+        gbx = kids[r["file"]]
+        info = pairs(text(gbx.children()["info.txt"]))        # the summary from the body
+        if r["checkpoints_ms"]:
+            assert r["checkpoints_ms"] == info["checkpoints_ms"], r["file"]
+        else:   # an empty cell means the header has no checkpoint field (docs/formats/mount.md)
+            assert not [n for n in header_field_names(gbx) if "checkpoint" in n.lower()], r["file"]
+
+
+def test_header_carried_checkpoints_fill_the_cell():
+    # no corpus header carries checkpoint times: a header decoded as if one did
+    chunks = [SimpleNamespace(values={"version": 8, "time": 300, "nickName": "p"}),
+              SimpleNamespace(values={"lap": {"checkpoints": [{"time": 100}, {"time": 200}, {"time": -1}]}})]
+    header = SimpleNamespace(class_id=REPLAY, chunks=chunks, _gbxfs_decoded=True)
+    cells = dict(zip(REPLAY_COLUMNS, row("a.Replay.Gbx", header, REPLAY_COLUMNS)))
+    assert cells["checkpoints_ms"] == "100, 200, unset" and cells["time_ms"] == "300"
+    header.chunks = chunks[:1]
+    assert dict(zip(REPLAY_COLUMNS, row("a.Replay.Gbx", header, REPLAY_COLUMNS)))["checkpoints_ms"] == ""

@@ -40,7 +40,11 @@ UNSET_TIMES = (-1, 0xFFFFFFFF)
 
 MAP_COLUMNS = ("file", "name", "name_plain", "author", "author_nick", "environment",
                "bronze_ms", "silver_ms", "gold_ms", "author_ms", "uid")
-REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid")
+# declared list fields whose items hold a checkpoint's `time` (as the ghost's
+# checkpoint chunks declare them); no replay or ghost header of any generation
+# carries one (docs/formats/mount.md), so the index cell is empty for all known files
+CHECKPOINT_FIELDS = ("checkpoints",)
+REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid", "checkpoints_ms")
 
 _CODE = re.compile(r"\$(\$|[0-9a-fA-F]{1,3}|[lLhHpP](?:\[[^\]]*\])?|.|\Z)", re.S)
 
@@ -87,6 +91,16 @@ def pick(header, wanted: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     return out
 
 
+def pick_checkpoints(header) -> list[Any] | None:
+    """Checkpoint times (ms) of a decoded header, by declared field name; None when
+    no header chunk declares them."""
+    for c in header.chunks:
+        for k, v in _fields(c.values):
+            if k in CHECKPOINT_FIELDS and isinstance(v, list) and v:
+                return [cp.get("time") if isinstance(cp, dict) else cp for cp in v]
+    return None
+
+
 def decode_header(h) -> None:
     """Decode the header chunks with the declarations (once; fills chunk.values)."""
     if getattr(h, "_gbxfs_decoded", False):
@@ -114,7 +128,10 @@ def summary(header, ghost_facts: dict[str, Any] | None = None) -> dict[str, Any]
             out[field] = ghost_facts[fact]
     if isinstance(out.get("player"), str):
         out["player_plain"] = strip_codes(out["player"])
-    if ghost_facts and ghost_facts.get("checkpoints_ms"):
+    cps = pick_checkpoints(header)
+    if cps:
+        out["checkpoints_ms"] = cps
+    elif ghost_facts and ghost_facts.get("checkpoints_ms"):
         out["checkpoints_ms"] = ghost_facts["checkpoints_ms"]
     return out
 
@@ -129,6 +146,11 @@ def race_time(ms: Any) -> str:
 _TIMES = ("bronze_ms", "silver_ms", "gold_ms", "author_ms", "time_ms")
 
 
+def times_ms(values: Iterable[Any]) -> str:
+    """Checkpoint times as one cell / line: "8450, 16230, unset"."""
+    return ", ".join(str(x) if x not in (None, *UNSET_TIMES) else "unset" for x in values)
+
+
 def summary_pairs(fields: dict[str, Any]) -> list[tuple[str, object]]:
     """info.txt's first lines: name = value, times also as m:ss.mmm."""
     out: list[tuple[str, object]] = []
@@ -136,7 +158,7 @@ def summary_pairs(fields: dict[str, Any]) -> list[tuple[str, object]]:
     for k in dict.fromkeys(order):
         v = fields[k]
         if k == "checkpoints_ms":
-            out.append((k, ", ".join(str(x) if x not in (None, *UNSET_TIMES) else "unset" for x in v)))
+            out.append((k, times_ms(v)))
             out.append(("checkpoints", ", ".join(race_time(x) for x in v)))
         elif k in _TIMES:
             out.append((k, v if v not in UNSET_TIMES else "unset"))
@@ -154,5 +176,7 @@ def row(file_name: str, header, columns: tuple[str, ...]) -> list[str]:
     cells = []
     for c in columns:
         v = fields.get(c)
+        if c == "checkpoints_ms" and v:
+            v = times_ms(v)
         cells.append("" if v is None or (c in _TIMES and v in UNSET_TIMES) else str(v))
     return cells
