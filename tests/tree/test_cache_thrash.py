@@ -1,0 +1,114 @@
+"""A cache smaller than the working set degrades gracefully: parses (made by
+get_or_make, expensive to make again) outlive rendered bytes (put, cheap), so
+alternating reads of the chunk files of two maps parse each body once, and the
+byte bound holds all the while."""
+from __future__ import annotations
+
+import pytest
+
+from gbxfs.tree import cache as cache_mod
+from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx import parse as gbx_parse
+from gbxfs.tree.gbx.view import open_gbx
+from gbxfs.tree.source import FileSource
+from corpusdata import manifest_rows
+
+MAPS = ("A01-Race", "B13-Obstacle")
+
+
+def _map_path(needle: str) -> str:
+    return next(r["path"] for r in manifest_rows() if r["kind"] == "map" and needle in r["path"])
+
+
+def _chunk_files(d):
+    """Every file under body/nodes (chunk dumps .txt and raw .bin), by path."""
+    out = []
+
+    def walk(e, prefix):
+        for name, c in e.children().items():
+            if c.is_dir:
+                walk(c, prefix + name + "/")
+            else:
+                out.append(prefix + name)
+    walk(d.children()["body"].child("nodes"), "")
+    return out
+
+
+def _open(corpus, needle, ctx):
+    path = _map_path(needle)
+    return open_gbx(path.rsplit("/", 1)[-1], FileSource(str(corpus / path)), ctx)
+
+
+def _read(d, rel):
+    e = d.children()["body"].child("nodes")
+    for part in rel.split("/"):
+        e = e.children()[part]
+    return e.read(0, 1 << 20)
+
+
+@pytest.mark.corpus
+def test_alternating_chunk_reads_of_two_maps_parse_each_body_once(corpus, monkeypatch):
+    # 1) with a roomy cache: what the two parses cost and what everything costs
+    roomy = TreeContext(cache=ByteLRU(1 << 40))
+    maps = [_open(corpus, n, roomy) for n in MAPS]
+    files = [_chunk_files(d) for d in maps]
+    expected = [{f: _read(d, f) for f in fs} for d, fs in zip(maps, files)]
+    parses = roomy.cache.costly_bytes
+    everything = roomy.cache.current_bytes
+    # 2) a cache that holds both parses (within their share) but not every rendered file
+    bound = int(parses / cache_mod.COSTLY_SHARE) + 4096
+    assert bound < everything, "the maps' rendered files all fit: the test would prove nothing"
+    ctx = TreeContext(cache=ByteLRU(bound))
+    maps = [_open(corpus, n, ctx) for n in MAPS]
+    calls = []
+    real = gbx_parse.read_body
+    monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    reads = 0
+
+    def read(m, f):
+        nonlocal reads
+        assert _read(maps[m], f) == expected[m][f]
+        reads += 1
+        assert ctx.cache.current_bytes <= bound
+
+    for i in range(max(map(len, files))):     # file by file: A, B, A, B, ...
+        for m, fs in enumerate(files):
+            if i < len(fs):
+                read(m, fs[i])
+    for _ in range(3):                         # folder by folder: all of A, all of B, ...
+        for m, fs in enumerate(files):
+            for f in fs:
+                read(m, f)
+    assert reads > 100
+    assert len(calls) == 2, f"{len(calls)} body parses for {reads} alternating reads"
+
+
+def test_cheap_values_go_before_costly_ones_within_the_bound():
+    cache = ByteLRU(100)
+    cache.get_or_make("parse", lambda: ("P", 40))        # costly
+    for k in "abc":
+        cache.put(k, k, 20)                              # cheap: 100 in all
+    cache.get("a")
+    cache.put("d", "d", 20)                              # b, the oldest cheap one, goes
+    assert cache.get("parse") == "P" and cache.get("b") is None
+    assert cache.current_bytes == 100
+    cache.put("e", "e", 50)                              # c, a and d go; the parse stays
+    assert [k for k in ("parse", "a", "c", "d", "e") if cache.get(k) is not None] == ["parse", "e"]
+    assert cache.current_bytes == 90
+
+
+def test_past_their_share_costly_values_are_evicted_least_recent_first():
+    cache = ByteLRU(100)
+    cache.put("x", "x", 10)
+    cache.get_or_make("p1", lambda: ("1", 40))
+    cache.get("x")
+    cache.get_or_make("p2", lambda: ("2", 55))           # 105 over the bound, 95 over the 90 share:
+    assert cache.get("p1") is None and cache.get("x") == "x" and cache.get("p2") == "2"   # LRU: p1 goes
+    assert cache.current_bytes == 65 and cache.costly_bytes == 55
+    cache.put("y", "y", 40)                              # 105 again, 55 within the share: x goes
+    assert cache.get("x") is None and cache.get("p2") == "2" and cache.current_bytes == 95
+    cache.put("flush", None, 100)                        # a value of the whole bound: all else goes
+    assert cache.get("p2") is None and cache.get("y") is None and cache.current_bytes == 100
+    cache.reserve(30)                                    # no loop when only cheap values are left
+    assert cache.current_bytes == 0
