@@ -105,12 +105,22 @@ class ByteLRU:
                 pass
 
     def reserve(self, nbytes: int) -> None:
-        """Evict values (by the policy above) until `nbytes` more would fit: room
-        for a large value about to be made (a body parse), so that the process
-        holds the cache plus that one value, not a full cache on top of it."""
+        """Evict values until `nbytes` more would fit: room for a large value about
+        to be made (a body parse), so that the process holds the cache plus that
+        one value, not a full cache on top of it. Cheap values go first, then the
+        least recently used costly ones, but the most recent costly values worth
+        up to half the bound stay: with two maps read in turn, making one's parse
+        must not throw out the other's, or every read would parse again. So while
+        a value is made the process may hold up to half the bound beyond it."""
         with self._lock:
-            while self._bytes + min(nbytes, self.max_bytes) > self.max_bytes and self._evict_one():
-                pass
+            cheap, costly = self._order
+            while self._bytes + min(nbytes, self.max_bytes) > self.max_bytes:
+                if cheap:
+                    self._drop(next(iter(cheap)))
+                elif costly and self._costly_bytes > self.max_bytes // 2:
+                    self._drop(next(iter(costly)))
+                else:
+                    break
 
     def discard(self, key: Hashable) -> None:
         """Forget `key` (a value served for the last time: its bytes are the kernel's now)."""

@@ -112,3 +112,14 @@ def test_past_their_share_costly_values_are_evicted_least_recent_first():
     assert cache.get("p2") is None and cache.get("y") is None and cache.current_bytes == 100
     cache.reserve(30)                                    # no loop when only cheap values are left
     assert cache.current_bytes == 0
+
+
+def test_reserve_keeps_recent_costly_values_up_to_half_the_bound():
+    cache = ByteLRU(100)
+    cache.get_or_make("p1", lambda: ("1", 30))
+    cache.get_or_make("p2", lambda: ("2", 30))
+    cache.put("x", "x", 20)
+    cache.get("p1")
+    cache.reserve(80)               # x goes, then p2 (the older parse); p1 stays: 30 <= 50
+    assert [k for k in ("p1", "p2", "x") if cache.get(k) is not None] == ["p1"]
+    assert cache.current_bytes == 30
