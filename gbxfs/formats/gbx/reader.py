@@ -1,20 +1,15 @@
 """GbxReader: the GameBox binary primitives over a pull source.
 
-A *pull source* is any object with `read(n) -> bytes` that returns exactly n bytes
-(or fewer at the end, which the reader turns into `Truncated`). `BufferSource` wraps
-in-memory data; the reader recognises it and reads straight from the buffer with
-`struct.unpack_from` (the fast path). Other sources (the pak layer decrypting and
-inflating on demand) are read piece by piece, and every byte taken is logged so that
-raw chunk bytes stay available (`raw()`), exactly as in memory.
+A *pull source* has `read(n) -> bytes`, exactly n bytes (fewer at the end become
+`Truncated`). For `BufferSource` (in-memory data) the reader unpacks straight from the
+buffer (the fast path); other sources (a pak entry decrypted and inflated on demand)
+are read piece by piece, every byte taken logged so that `raw()` works as in memory.
 
-The reader also carries the parsing state of one body or header chunk: the
-lookback-string state (`ids`, see lookback.py; stacked for encapsulated chunks), the
-node list (`nodes`, with external nodes from the reference table), and three things
-passed in from above: `walker` (nodes.NodeWalker: reads node references and the
-nodes they hold), and for paks `on_node(class_id)` at every ReadNode and
-`feed(data)` for in-chunk feeds. Text-format files use textreader.TextGbxReader.
-
-This module imports only errors, lookback and sources: nothing above the primitives.
+The reader carries one body's or header chunk's parsing state: the lookback strings
+(`ids`, lookback.py; stacked for encapsulated chunks), the node list (`nodes`, with
+the reference table's external nodes), and from above: `walker` (nodes.NodeWalker),
+and for paks `on_node(class_id)` at every ReadNode and `feed(data)` for in-chunk feeds.
+Text-format files use textreader.TextGbxReader. Imports only errors, lookback, sources.
 """
 from __future__ import annotations
 
