@@ -165,12 +165,16 @@ def mounters(packs: Path, zpath: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _family(pid: int) -> list[int]:
+    """`pid` and its children still alive (a mounter may fork)."""
+    kids = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [pid] + [int(p) for p in kids]
+
+
 def _hwm_kb(pid: int) -> int:
     """Peak RSS of `pid` and its children that are still alive (a mounter may fork)."""
     total = 0
-    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
-                                                    text=True).stdout.split()]
-    for p in pids:
+    for p in _family(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
@@ -183,9 +187,7 @@ def _hwm_kb(pid: int) -> int:
 def _cpu_s(pid: int) -> float:
     """User + system CPU seconds of `pid` (all its threads) and its children alive."""
     total = 0.0
-    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
-                                                    text=True).stdout.split()]
-    for p in pids:
+    for p in _family(pid):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

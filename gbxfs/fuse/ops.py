@@ -119,7 +119,7 @@ class Operations(pyfuse3.Operations):
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
-        if entry.loaded() or getattr(entry, "lists_from_memory", False):
+        if entry.loaded() or entry.lists_from_memory:
             return entry.children()
         return await self._work(entry.children)
 
@@ -127,7 +127,7 @@ class Operations(pyfuse3.Operations):
         """What a lookup finds: a real folder re-checks the file on disk first."""
         if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
-        if (entry.loaded() or getattr(entry, "lists_from_memory", False)) and not entry.revalidates:
+        if (entry.loaded() or entry.lists_from_memory) and not entry.revalidates:
             return entry.child(name)
         return await self._work(entry.child, name)
 
@@ -258,9 +258,9 @@ class Operations(pyfuse3.Operations):
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
         parent = self.inodes.find_path(node.parent_path) if node.path else None
-        wants = getattr(parent.entry, "wants_read_ahead", None) if parent is not None else None
-        if wants is not None and wants(node.entry.name):
-            await self._work(parent.entry.read_ahead, node.entry.name)
+        folder = parent.entry if parent is not None else None
+        if isinstance(folder, Dir) and folder.wants_read_ahead(node.entry.name):
+            await self._work(folder.read_ahead, node.entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 

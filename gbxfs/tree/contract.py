@@ -51,6 +51,11 @@ class EntryContract(Protocol):
     child(name)         what a lookup of `name` finds: children().get(name), or
                         an entry the folder has but does not list (body/nodes).
                         Without work when loaded() and not `revalidates`.
+    lists_from_memory   True when even a first children() is made from memory
+                        (no I/O, no parsing): the event loop may call it.
+    wants_read_ahead(n) True when opening child n should run read_ahead(n)
+                        (event loop); read_ahead(n) prepares n and the children
+                        likely read next (worker thread).
     """
 
     name: str
@@ -74,6 +79,9 @@ class FolderContract(EntryContract, Protocol):
     def loaded(self) -> bool: ...
     def peek(self) -> Mapping[str, EntryContract] | None: ...
     def child(self, name: str) -> EntryContract | None: ...
+    lists_from_memory: bool
+    def wants_read_ahead(self, name: str) -> bool: ...
+    def read_ahead(self, name: str) -> None: ...
 
 
 class ViewFactory(Protocol):

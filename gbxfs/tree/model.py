@@ -194,6 +194,17 @@ class Dir(Entry):
     # True when child() checks the disk (a real folder): call it from a worker thread
     revalidates = False
 
+    # True when even a first listing is only objects made from memory (no I/O, no
+    # parsing): the event loop may list it directly
+    lists_from_memory = False
+
+    def wants_read_ahead(self, name: str) -> bool:
+        """True when opening child `name` should also run read_ahead (event loop)."""
+        return False
+
+    def read_ahead(self, name: str) -> None:
+        """Prepare `name` and the children likely read after it (worker thread)."""
+
     def child(self, name: str) -> Entry | None:
         """The child called `name` (what a lookup asks for)."""
         return self.children().get(name)
