@@ -110,6 +110,14 @@ class Operations(pyfuse3.Operations):
     async def _work(self, fn: Callable, *args):
         return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
 
+    async def _background(self, fn: Callable, *args) -> None:
+        """Work nobody waits for (read-ahead): a failure is logged, never raised
+        (it would end the mount's event loop)."""
+        try:
+            await self._work(fn, *args)
+        except Exception as e:
+            log_failure(log, e, "background %s failed", getattr(fn, "__qualname__", fn))
+
     def _node(self, inode: int) -> Inode:
         node = self.inodes.get(inode)
         if node is None:  # the kernel never asks for an inode it forgot; be safe anyway
@@ -259,8 +267,12 @@ class Operations(pyfuse3.Operations):
         # worker-thread visit: their reads are then answered from the loop
         parent = self.inodes.find_path(node.parent_path) if node.path else None
         folder = parent.entry if parent is not None else None
-        if isinstance(folder, Dir) and folder.wants_read_ahead(node.entry.name):
-            await self._work(folder.read_ahead, node.entry.name)
+        if isinstance(folder, Dir):
+            if folder.wants_read_ahead(node.entry.name):
+                await self._work(folder.read_ahead, node.entry.name)
+            elif folder.wants_prefetch(node.entry.name):
+                # the entries after this one, on another core while this one is served
+                trio.lowlevel.spawn_system_task(self._background, folder.read_ahead, node.entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 

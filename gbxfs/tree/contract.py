@@ -56,6 +56,10 @@ class EntryContract(Protocol):
     wants_read_ahead(n) True when opening child n should run read_ahead(n)
                         (event loop); read_ahead(n) prepares n and the children
                         likely read next (worker thread).
+    wants_prefetch(n)   True when opening child n, ready already, should start
+                        read_ahead(n) in the background without waiting for it
+                        (event loop; the children after n are prepared while n
+                        is served).
     """
 
     name: str
@@ -81,6 +85,7 @@ class FolderContract(EntryContract, Protocol):
     def child(self, name: str) -> EntryContract | None: ...
     lists_from_memory: bool
     def wants_read_ahead(self, name: str) -> bool: ...
+    def wants_prefetch(self, name: str) -> bool: ...
     def read_ahead(self, name: str) -> None: ...
 
 

@@ -202,6 +202,11 @@ class Dir(Entry):
         """True when opening child `name` should also run read_ahead (event loop)."""
         return False
 
+    def wants_prefetch(self, name: str) -> bool:
+        """True when opening child `name` (ready already) should start read_ahead
+        in the background, without waiting for it (event loop)."""
+        return False
+
     def read_ahead(self, name: str) -> None:
         """Prepare `name` and the children likely read after it (worker thread)."""
 

@@ -65,6 +65,8 @@ class PakEntry:
         self._kind: str | None = None
         self.error: str | None = self._static_error(file_size)
         self.checked = self.error is not None
+        # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
+        self.ahead_mark = False
 
     def _static_error(self, file_size: int) -> str | None:
         rec = self.rec

@@ -9,9 +9,8 @@ known to be unverifiable.
 from __future__ import annotations
 
 import errno
-import itertools
 import threading
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
@@ -23,6 +22,7 @@ from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.pak.ahead import read_ahead, take_mark
 from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
 from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR, typed_renames
 
@@ -151,16 +151,13 @@ class PakGbxDir(Dir):
 # a folder of at most this many entries is listed from memory in well under a
 # millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
 CHEAP_LISTING = 256
-# what opening an unread entry reads ahead of its folder's later ones, in one worker visit
-READ_AHEAD_FILES = 32
-READ_AHEAD_BYTES = 1 << 20
 
 
 class PakFolder(Dir):
     """A folder inside a pak. error.txt appears once one of its entries is
     known to be unverifiable (found out when it is first read)."""
 
-    __slots__ = ("_files", "_cheap", "_order")
+    __slots__ = ("_files", "_cheap", "_order", "_seq", "ahead_parent")
 
     def __init__(self, name: str, load: Callable[[], tuple[list[Entry], list[PakEntry]]], *,
                  cheap: bool = False, **kw):
@@ -168,10 +165,15 @@ class PakFolder(Dir):
         # costs only its file table until its folders are visited
         self._files: list[PakEntry] = []
         self._cheap = cheap
-        self._order: dict[str, int] | None = None
+        self._order: dict[str, int] | None = None   # name -> position, for read-ahead
+        self._seq: list[Entry] = []
+        self.ahead_parent: PakFolder | None = None     # the folder listing this one (read-ahead)
 
         def listing() -> list[Entry]:
             kids, self._files = load()
+            for k in kids:
+                if isinstance(k, PakFolder):
+                    k.ahead_parent = self
             return kids
         super().__init__(name, load=listing, **kw)
 
@@ -196,28 +198,36 @@ class PakFolder(Dir):
         e = kids.get(name) if kids is not None else None
         return isinstance(e, PakEntryFile) and not e.entry.checked and e.entry.size <= SMALL_ENTRY
 
-    def read_ahead(self, name: str) -> None:
-        """Verify `name` and the small unread entries listed after it, into the
-        cache (worker thread): files are mostly read in listing order, and
-        their reads are then answered from the trio loop. Bounded by
-        READ_AHEAD_FILES and READ_AHEAD_BYTES; a served entry leaves the cache."""
+    def wants_prefetch(self, name: str) -> bool:
+        """True (once) when opening `name`, already read ahead, should start the
+        next read-ahead batch without waiting for it (tree/pak/ahead.py)."""
         kids = self.peek()
-        if kids is None:
-            return
+        e = kids.get(name) if kids is not None else None
+        return isinstance(e, PakEntryFile) and take_mark(e.entry)
+
+    def read_ahead(self, name: str) -> None:
+        """Verify `name` and the small unread entries a tree walk opens after it,
+        into the cache (worker thread; tree/pak/ahead.py): their reads are then
+        answered from the trio loop, and a served entry leaves the cache."""
+        read_ahead(self, name)
+
+    def ahead_items(self, after: str | None) -> Iterator[tuple[str, object]]:
+        """("dir", folder) or ("file", PakEntry) for the children listed from
+        `after` on (all for None; nothing if `after` is not here), for ahead.py."""
+        kids = super().children()      # the listing itself: no error.txt check per batch
         if self._order is None:
+            self._seq = list(kids.values())
             self._order = {n: i for i, n in enumerate(kids)}
-        start = self._order.get(name)
+        start = 0 if after is None else self._order.get(after)
         if start is None:
             return
-        budget = READ_AHEAD_BYTES
-        for e in itertools.islice(kids.values(), start, start + READ_AHEAD_FILES):
-            if budget <= 0:
-                break
-            if isinstance(e, PakEntryFile):
-                try:
-                    budget -= e.entry.read_ahead()
-                except OSError:
-                    break     # the pak cannot be read: the entry's own read reports it
+        seq = self._seq
+        for i in range(start, len(seq)):
+            e = seq[i]
+            if isinstance(e, PakFolder):
+                yield "dir", e
+            elif isinstance(e, PakEntryFile):
+                yield "file", e.entry
 
 
 def _meta_header(arc: PakArchive, index: int):
