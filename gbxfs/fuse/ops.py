@@ -285,9 +285,13 @@ class Operations(pyfuse3.Operations):
             log.debug("read of %s refused: %s", entry.name, entry.error)
             raise _fail(errno.EIO)
         data = entry.read_nowait(off, size)
-        if data is not None:
-            return data
-        return await self._work(entry.read, off, size)
+        if data is None:
+            data = await self._work(entry.read, off, size)
+        if data:
+            # a large entry read in order: its next pieces on the other core meanwhile
+            for at in entry.prefetch_offsets(off + len(data)):
+                trio.lowlevel.spawn_system_task(self._background, entry.prefetch_at, at)
+        return data
 
     @handler
     async def release(self, fh):

@@ -53,6 +53,15 @@ class PakEntrySource:
         """Bytes already verified and cached, without a worker thread (else None)."""
         return self.entry.read_cached(offset, size)
 
+    def prefetch_offsets(self, offset: int) -> list[int]:
+        return self.entry.prefetch_pieces(offset)
+
+    def prefetch_at(self, offset: int) -> None:
+        try:
+            self.entry.prefetch(offset)
+        except PakError as e:
+            raise OSError(errno.EIO, f"pak entry cannot be read: {e.reason}") from None
+
 
 class PakEntryFile(SourceFile):
     """A pak entry as a plain file: exact size up front, verified on first read.
@@ -66,6 +75,12 @@ class PakEntryFile(SourceFile):
     @property
     def entry(self) -> PakEntry:
         return self.source.entry
+
+    def prefetch_offsets(self, offset: int) -> list[int]:
+        return self.source.prefetch_offsets(offset)
+
+    def prefetch_at(self, offset: int) -> None:
+        self.source.prefetch_at(offset)
 
     # made from the record when asked: a dict per entry would cost ~250 bytes per file
     @property
