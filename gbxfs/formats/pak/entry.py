@@ -24,19 +24,18 @@ from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
+from gbxfs.formats.pak.pieces import StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
 SMALL_ENTRY = CHUNK         # verified by its first read in whole-buffer calls (one seekinflate piece)
-# a sequential reader of a large stored entry gets this many pieces after the one it
-# reads decrypted in the background (decryption releases the GIL: the other core)
-PREFETCH_PIECES = 2
-PIECE_WAIT = 10.0           # seconds a read waits for a background piece before decrypting it itself
 
 
 class NoCache:
     """Stands in for a cache when none is given: keeps nothing."""
+
+    keeps = False   # read-through pieces would only be copies (pieces.py)
 
     def get(self, key: Any, default: Any = None) -> Any:
         return default
@@ -48,7 +47,7 @@ class NoCache:
         pass
 
 
-class PakEntry:
+class PakEntry(StoredPieces):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
 
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
@@ -319,61 +318,6 @@ class PakEntry:
         if not z.eof or len(data) != self.size:
             return None
         return data
-
-    def _read_stored(self, offset: int, end: int) -> bytes:
-        """A stored entry's bytes; a large one by CHUNK pieces, each decrypted
-        once and kept in the cache: the kernel's next reads of the piece are
-        then answered by read_cached (no worker thread)."""
-        if self.size <= SMALL_ENTRY or isinstance(self._cache, NoCache):
-            return self._plain(offset, end - offset)
-        first = at = offset - offset % CHUNK
-        parts = []
-        while at < end:
-            piece = self._stored_piece(at)
-            parts.append(piece)
-            at += len(piece)
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
-        return data[offset - first : end - first]
-
-    def _stored_piece(self, at: int) -> bytes:
-        key = (self._token, at)
-        piece = self._cache.get(key)
-        if piece is None:
-            busy = self._pending.get(at)
-            if busy is not None and busy.wait(PIECE_WAIT):   # being decrypted in the background
-                piece = self._cache.get(key)
-            if piece is None:
-                piece = self._plain(at, min(CHUNK, self.size - at))
-                self._cache.put(key, piece, len(piece))
-        return piece
-
-    def prefetch_pieces(self, offset: int) -> list[int]:
-        """The pieces of a large verified stored entry worth decrypting in the
-        background when a reader has reached `offset` (event loop): the piece
-        there and the PREFETCH_PIECES after it that are neither cached nor
-        under way. They are claimed: call prefetch() for each."""
-        if (not self.checked or self.error or self.rec.compressed or self._kind != "raw"
-                or self.size <= SMALL_ENTRY or isinstance(self._cache, NoCache)):
-            return []
-        out = []
-        first = offset - offset % CHUNK
-        for at in range(first, min(self.size, first + (PREFETCH_PIECES + 1) * CHUNK), CHUNK):
-            if at not in self._pending and self._cache.get((self._token, at)) is None:
-                self._pending[at] = threading.Event()
-                out.append(at)
-        return out
-
-    def prefetch(self, at: int) -> None:
-        """Decrypt the piece at `at` into the cache (worker thread; claimed by prefetch_pieces)."""
-        try:
-            key = (self._token, at)
-            if self._cache.get(key) is None:
-                piece = self._plain(at, min(CHUNK, self.size - at))
-                self._cache.put(key, piece, len(piece))
-        finally:
-            busy = self._pending.pop(at, None)
-            if busy is not None:
-                busy.set()
 
     def _read_compressed(self, offset: int, end: int) -> bytes:
         inf = self._inflater()

@@ -81,7 +81,7 @@ def test_a_corrupt_small_entry_is_refused_by_every_way():
 def test_a_large_stored_entry_reads_by_pieces_and_prefetches_the_next_ones():
     from concurrent.futures import ThreadPoolExecutor
 
-    from gbxfs.formats.pak.entry import CHUNK
+    from gbxfs.formats.pak.seekinflate import CHUNK
 
     rnd = random.Random(9)
     big = rnd.randbytes(3 * CHUNK + 12345)
