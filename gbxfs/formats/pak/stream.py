@@ -130,6 +130,23 @@ class PageReader(RefillingSource):
         self._fetched += page
         return page
 
+    def read_upto(self, n: int) -> bytes:
+        """Up to `n` next bytes (b"" at the end), decrypted in one piece past the
+        current page. Only for what follows the last feed (the rest of a header):
+        bytes read this way are not kept for `taken`."""
+        n = min(n, self.size - self.consumed)
+        if n <= 0:
+            return b""
+        left = self._buf[self._off:]
+        if len(left) >= n:
+            self._off += n
+            out = left[:n]
+        else:
+            out = left + self._stream.fetch(n - len(left))
+            self._buf, self._off = b"", 0
+        self.consumed += len(out)
+        return out
+
     @property
     def taken(self) -> bytes:
         """Every byte handed out so far (the entry's original bytes): the
