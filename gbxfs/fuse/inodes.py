@@ -9,11 +9,17 @@ then only stable while the first one is known.
 The table holds only the inodes the kernel knows: lookup and readdirplus
 count up, forget counts down, and a node is dropped at zero. The root is
 never dropped.
+
+A node refers to its tree entry weakly: after `find` over a pak of a million
+files the kernel knows a million inodes, and their entries must stay as
+evictable as the cached listings that made them. An entry gone from the tree
+is found again by its path (ops.py `_entry`); the root is held strongly.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import weakref
 
 import pyfuse3
 
@@ -24,7 +30,7 @@ _MASK = (1 << 63) - 1
 
 
 class Inode:
-    __slots__ = ("inode", "path", "entry", "mtime_ns", "access", "lookups")
+    __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups")
 
     def __init__(self, inode: int, path: str, entry: Entry, mtime_ns: int, access: Access | None = None):
         self.inode = inode
@@ -33,6 +39,15 @@ class Inode:
         self.mtime_ns = mtime_ns    # effective: inherited from the nearest ancestor that has one
         self.access = access        # effective, inherited the same way (None: the defaults)
         self.lookups = 0
+
+    @property
+    def entry(self) -> Entry | None:
+        """The tree entry, or None once the tree dropped it (find it again by path)."""
+        return self._ref()
+
+    @entry.setter
+    def entry(self, entry: Entry) -> None:
+        self._ref = weakref.ref(entry) if self.path else (lambda: entry)
 
     @property
     def parent_path(self) -> str:

@@ -72,4 +72,6 @@ def _component(name: str) -> str:
 
 
 def split_name(name: str) -> tuple[str, ...]:
+    if "\\" not in name:     # nearly every name: one component
+        return (_component(name),) if name else ()
     return tuple(_component(p) for p in name.split("\\") if p)

@@ -131,19 +131,17 @@ class PageReader(RefillingSource):
         return page
 
     def read_upto(self, n: int) -> bytes:
-        """Up to `n` next bytes (b"" at the end), decrypted in one piece past the
-        current page. Only for what follows the last feed (the rest of a header):
-        bytes read this way are not kept for `taken`."""
+        """Up to `n` next bytes (b"" at the end; fewer at the end of a piece),
+        decrypted in pieces of about `n` bytes rather than page by page. Only for
+        what follows the last feed (the rest of a header): bytes read this way
+        are not kept for `taken`."""
         n = min(n, self.size - self.consumed)
         if n <= 0:
             return b""
-        left = self._buf[self._off:]
-        if len(left) >= n:
-            self._off += n
-            out = left[:n]
-        else:
-            out = left + self._stream.fetch(n - len(left))
-            self._buf, self._off = b"", 0
+        if self._off >= len(self._buf):
+            self._buf, self._off = self._stream.fetch(-(-n // PAGE) * PAGE), 0
+        out = self._buf[self._off:self._off + n]
+        self._off += len(out)
         self.consumed += len(out)
         return out
 

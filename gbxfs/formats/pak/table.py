@@ -85,6 +85,19 @@ class FileTable(Sequence[PakFileRecord]):
         lo, hi = array("I", words[5::7]), array("I", words[6::7])
         return [a | b << 32 for a, b in zip(lo, hi)]
 
+    def count_flags(self, mask: int) -> int:
+        """How many files have any of the `mask` bits in their flags."""
+        if self._records is not None:
+            return sum(1 for r in self._records if r.flags & mask)
+        words = memoryview(self.fixed).cast("I")
+        lo, hi = mask & 0xFFFFFFFF, mask >> 32
+        return sum(1 for a, b in zip(words[5::7], words[6::7]) if a & lo or b & hi)
+
+    def last_names(self) -> Iterator[tuple[int, str]]:
+        """(file, last component of its stored name, unsanitized) for every file."""
+        for i in range(len(self)):
+            yield i, self.stored_name(i).rpartition("\\")[2]
+
     def special(self) -> list[int]:
         """Files whose stored name is not one plain component (a backslash sub-path,
         or nothing left after splitting): where they show is decided one by one."""

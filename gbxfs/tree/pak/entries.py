@@ -35,6 +35,7 @@ class PakEntrySource:
     unverifiable -> EIO."""
 
     __slots__ = ("entry", "size", "mtime_ns")
+    access = None      # a pak entry shows its pak's access bits (inherited from the pak folder)
 
     def __init__(self, entry: PakEntry, mtime_ns: int):
         self.entry = entry

@@ -30,9 +30,11 @@ def typed_renames(arc, enabled: bool = True) -> list[tuple[object, str]]:
     if not enabled:
         return []
     out = []
-    for rec in arc.files:
-        if rec.parts:
-            t = typed_name(rec.parts[-1], rec.class_id, arc.version)
+    table = arc.files
+    for i, last in table.last_names():
+        if "." not in last:     # (typed_name's first test, before a record is made)
+            rec = table[i]
+            t = typed_name(rec.parts[-1], rec.class_id, arc.version) if rec.parts else None
             if t is not None:
                 out.append((rec, t))
     return out
