@@ -1,19 +1,19 @@
-"""A pak's file table kept compact: columns, not an object per file.
+"""A pak's file table kept compact: the table's own bytes, not an object per file.
 
 A pak may list a million files. One record object each (with its name, its
 path tuple and its fields) costs about a kilobyte per file; this table keeps
-what the file table stores, packed:
 
-    folder      array('i'), the folder index of each file
-    name_ends   array('I'), where each stored name ends in `names`
-    names       the stored names' bytes, one after the other
-    fixed       the 28 fixed bytes of each record (unknown, size, stored size,
-                offset, class id as u32; flags as u64), one after the other
+    raw         the plain bytes of the file table, as stored in the pak: per file
+                i32 folder, u32 name length, the name, then 28 fixed bytes (unknown,
+                size, stored size, offset, class id as u32; flags as u64)
+    offsets     array('I'), where each file's record starts in `raw`
+    folder      array('i'), the folder index of each file (the tree groups by it)
 
-about 36 bytes plus the name per file, the size of the table in the pak.
-`table[i]` makes the PakFileRecord of file i when asked (the tree asks per
-folder it lists). Version 6+ tables (header6) have more fields per file and
-stay a list of records behind the same interface (`of_records`).
+so 44 bytes plus the stored name per file. `table[i]` makes the PakFileRecord
+of file i when asked (the tree asks per folder it lists). Reading the table is
+one pass that only finds where each record starts. Version 6+ tables
+(header6) have more fields per file and stay a list of records behind the
+same interface (`of_records`).
 """
 from __future__ import annotations
 
@@ -28,27 +28,31 @@ from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFileRecord, PakFol
 
 FIXED = struct.Struct("<5IQ")
 _HEAD = struct.Struct("<iI")
+_FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
 PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read
 # what one folder of the folder table keeps (object, path tuple, name strings); rounded up
 FOLDER_COST = 400
 
 
 class FileTable(Sequence[PakFileRecord]):
-    __slots__ = ("folders", "folder", "name_ends", "names", "fixed", "_records")
+    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "_records", "_special", "_empty_only")
 
-    def __init__(self, folders: list[PakFolder], folder: array, name_ends: array, names: bytes, fixed: bytes,
-                 records: list[PakFileRecord] | None = None):
+    def __init__(self, folders: list[PakFolder], raw: bytes | bytearray, offsets: array, folder: array,
+                 grouped: bool, records: list[PakFileRecord] | None = None, empty: list[int] | None = None):
         self.folders = folders
+        self.raw = raw
+        self.offsets = offsets
         self.folder = folder
-        self.name_ends = name_ends
-        self.names = names
-        self.fixed = fixed
+        self.grouped = grouped        # files listed folder by folder (folder indices never decrease)
         self._records = records
+        self._special: list[int] | None = empty    # until special() runs: the files with an empty name
+        self._empty_only = True
 
     @classmethod
     def of_records(cls, folders: list[PakFolder], records: list[PakFileRecord]) -> "FileTable":
         """A table over records made elsewhere (version 6+ packs)."""
-        return cls(folders, array("i", (r.folder for r in records)), array("I"), b"", b"", records)
+        folder = array("i", (r.folder for r in records))
+        return cls(folders, b"", array("I"), folder, all(a <= b for a, b in zip(folder, folder[1:])), records)
 
     def __len__(self) -> int:
         return len(self.folder)
@@ -62,9 +66,11 @@ class FileTable(Sequence[PakFileRecord]):
             raise IndexError(i)
         if self._records is not None:
             return self._records[i]
-        name = self.stored_name(i)
-        f = self.folder[i]
-        return PakFileRecord(i, f, name, self.folders[f].parts + split_name(name), *FIXED.unpack_from(self.fixed, 28 * i))
+        at = self.offsets[i]
+        f, n = _HEAD.unpack_from(self.raw, at)
+        name = decode_name(self.raw[at + 8:at + 8 + n])
+        return PakFileRecord(i, f, name, self.folders[f].parts + split_name(name),
+                             *FIXED.unpack_from(self.raw, at + 8 + n))
 
     def __iter__(self) -> Iterator[PakFileRecord]:
         return (self[i] for i in range(len(self)))
@@ -72,26 +78,28 @@ class FileTable(Sequence[PakFileRecord]):
     def stored_name(self, i: int) -> str:
         if self._records is not None:
             return self._records[i].name
-        return decode_name(self.names[self.name_ends[i - 1] if i else 0:self.name_ends[i]])
+        at = self.offsets[i]
+        return decode_name(self.raw[at + 8:at + 8 + _HEAD.unpack_from(self.raw, at)[1]])
 
-    def column(self, field: str) -> Sequence[int]:
-        """One fixed field of every file: "size", "stored_size", "class_id", "flags"."""
+    def fixed_fields(self) -> Iterator[tuple[int, int, int, int, int, int]]:
+        """(unknown, size, stored size, offset, class id, flags) of every file, in order."""
+        if self._records is not None:
+            yield from ((r.unknown, r.size, r.stored_size, r.offset, r.class_id, r.flags) for r in self._records)
+            return
+        raw, head, fixed = self.raw, _HEAD.unpack_from, FIXED.unpack_from
+        for at in self.offsets:
+            yield fixed(raw, at + 8 + head(raw, at)[1])
+
+    def column(self, field: str) -> list[int]:
+        """One fixed field of every file: "size", "stored_size", "class_id", "flags"..."""
         if self._records is not None:
             return [getattr(r, field) for r in self._records]
-        words = memoryview(self.fixed).cast("I")
-        k = ("unknown", "size", "stored_size", "offset", "class_id", "flags").index(field)
-        if k < 5:
-            return array("I", words[k::7])
-        lo, hi = array("I", words[5::7]), array("I", words[6::7])
-        return [a | b << 32 for a, b in zip(lo, hi)]
+        k = _FIELDS.index(field)
+        return [t[k] for t in self.fixed_fields()]
 
     def count_flags(self, mask: int) -> int:
         """How many files have any of the `mask` bits in their flags."""
-        if self._records is not None:
-            return sum(1 for r in self._records if r.flags & mask)
-        words = memoryview(self.fixed).cast("I")
-        lo, hi = mask & 0xFFFFFFFF, mask >> 32
-        return sum(1 for a, b in zip(words[5::7], words[6::7]) if a & lo or b & hi)
+        return sum(1 for f in self.column("flags") if f & mask)
 
     def last_names(self) -> Iterator[tuple[int, str]]:
         """(file, last component of its stored name, unsanitized) for every file."""
@@ -101,30 +109,31 @@ class FileTable(Sequence[PakFileRecord]):
     def special(self) -> list[int]:
         """Files whose stored name is not one plain component (a backslash sub-path,
         or nothing left after splitting): where they show is decided one by one."""
+        if self._special is None or self._empty_only:
+            self._special, self._empty_only = self._find_special(), False
+        return self._special
+
+    def _find_special(self) -> list[int]:
         if self._records is not None:
             return [r.index for r in self._records if len(r.parts) != len(self.folders[r.folder].parts) + 1]
         found = set()
-        ends, names = self.name_ends, self.names
-        at = names.find(b"\\")
-        while at >= 0:
-            i = bisect.bisect_right(ends, at)
-            found.add(i)
-            at = names.find(b"\\", ends[i])
-        prev = 0
-        for i, e in enumerate(ends):     # empty names
-            if e == prev:
+        raw, offsets = self.raw, self.offsets
+        at = raw.find(b"\\")
+        while at >= 0:      # a backslash in a name, or in the binary fields (then skipped)
+            i = bisect.bisect_right(offsets, at) - 1
+            start = offsets[i] + 8
+            if start <= at < start + _HEAD.unpack_from(raw, offsets[i])[1]:
                 found.add(i)
-            prev = e
+            at = raw.find(b"\\", at + 1)
+        found.update(self._special or ())    # the empty names read_files found
         return sorted(i for i in found if len(split_name(self.stored_name(i))) != 1)
 
     @property
     def nbytes(self) -> int:
         """What the table keeps alive, for the cache's byte bound."""
-        base = sys.getsizeof(self) + len(self.folders) * FOLDER_COST
-        if self._records is not None:
-            return base + 1024 * len(self._records)
-        return (base + self.folder.itemsize * len(self.folder) + self.name_ends.itemsize * len(self.name_ends)
-                + len(self.names) + len(self.fixed))
+        base = sys.getsizeof(self) + len(self.folders) * FOLDER_COST + sys.getsizeof(self.raw)
+        base += self.offsets.itemsize * len(self.offsets) + self.folder.itemsize * len(self.folder)
+        return base + (0 if self._records is None else 1024 * len(self._records))
 
 
 def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder],
@@ -132,43 +141,48 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
     """Parse `count` file records from the plain bytes `more(n)` hands out (up
     to n at a time, b"" at the end), feeding exactly the table's bytes to
     `digest` (an md5 object). Returns the table and its size in bytes."""
+    raw = bytearray()
+    offsets = array("I")
     folder = array("i")
-    name_ends = array("I")
-    names = bytearray()
-    fixed = bytearray()
-    buf, pos, size, i = b"", 0, 0, 0
-    head, fsize = _HEAD.unpack_from, FIXED.size
-    add_folder, add_end = folder.append, name_ends.append
+    head, fixed = _HEAD.unpack_from, FIXED.size
+    add_offset, add_folder = offsets.append, folder.append
+    pos = have = i = prev = 0
+    grouped = True
+    empty = []
     while i < count:
-        if pos + 8 > len(buf):
-            buf, pos = _refill(more, buf, pos, digest, i, count)
+        if pos + 8 > have:
+            have = _more(more, raw, i, count)
             continue
-        f, n = head(buf, pos)
+        f, n = head(raw, pos)
         if n > MAX_NAME:
             raise PakError(f"file name of {n} bytes is too long (limit {MAX_NAME})")
-        end = pos + 8 + n + fsize
-        if end > len(buf):
-            buf, pos = _refill(more, buf, pos, digest, i, count)
+        end = pos + 8 + n + fixed
+        if end > have:
+            have = _more(more, raw, i, count)
             continue
+        add_offset(pos)
         add_folder(f)
-        names += buf[pos + 8:end - fsize]
-        add_end(len(names))
-        fixed += buf[end - fsize:end]
-        size += end - pos
+        if not n:
+            empty.append(i)
+        if f < prev:
+            grouped = False
+        prev = f
         pos = end
         i += 1
-    digest.update(buf[:pos])
-    table = FileTable(folders, folder, name_ends, bytes(names), bytes(fixed))
+    del raw[pos:]
+    digest.update(raw)
+    # bytes: exactly its length (the bytearray grew by pieces and keeps spare room)
+    table = FileTable(folders, bytes(raw), offsets, folder, grouped, empty=empty)
     _check(table)
-    return table, size
+    return table, pos
 
 
-def _refill(more: Callable[[int], bytes], buf: bytes, pos: int, digest, i: int, count: int) -> tuple[bytes, int]:
-    digest.update(buf[:pos])
+def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int) -> int:
     piece = more(PIECE)
     if not piece:
         raise PakError(f"pak header truncated: file {i} of {count} is cut off")
-    return buf[pos:] + piece, 0
+    raw += piece
+    return len(raw)
 
 
 def _check(table: FileTable) -> None:

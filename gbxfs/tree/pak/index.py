@@ -56,7 +56,7 @@ class PakIndex:
                 self.nodes[self._node(parts[:-1], i)].extra.append(i)
         column = table.folder
         # table order is usually folder by folder: then a folder's files are one range of it
-        if all(a <= b for a, b in zip(column, column[1:])):
+        if table.grouped:
             self.order = None
             self.starts = array("I", (bisect.bisect_left(column, f) for f in range(len(table.folders) + 1)))
         else:

@@ -33,8 +33,13 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
     lines += key_lines(keysrc)
     if arc is not None:
         h = arc.header
-        table = arc.files      # its columns: a table may list a million files
-        compressed = table.count_flags(COMPRESSED_FLAGS)
+        table = arc.files      # one pass over its fields: a table may list a million files
+        compressed = no_feed = size = stored = 0
+        for _, fsize, fstored, _, _, flags in table.fixed_fields():
+            compressed += bool(flags & COMPRESSED_FLAGS)
+            no_feed += bool(flags & NO_FEED_FLAG)
+            size += fsize
+            stored += fstored
         lines += [
             "header.md5 = " + ("ok" if h.md5_ok else f"MISMATCH (stored {h.stored_md5.hex()})"),
             f"header.flags = {h.flags:#x}",
@@ -45,9 +50,9 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
             f"files = {len(table)}",
             f"files.compressed = {compressed}",
             f"files.stored = {len(table) - compressed}",
-            f"files.no_feed_flag = {table.count_flags(NO_FEED_FLAG)}",
-            f"files.total_size = {sum(table.column('size'))}",
-            f"files.stored_size = {sum(table.column('stored_size'))}",
+            f"files.no_feed_flag = {no_feed}",
+            f"files.total_size = {size}",
+            f"files.stored_size = {stored}",
         ]
         if h.md5_ok:
             meta = arc.metadata()
