@@ -28,6 +28,7 @@ from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFileRecord, PakFol
 
 FIXED = struct.Struct("<5IQ")
 _HEAD = struct.Struct("<iI")
+_U32 = struct.Struct("<I")
 _FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
 PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read
 # what one folder of the folder table keeps (object, path tuple, name strings); rounded up
@@ -101,10 +102,18 @@ class FileTable(Sequence[PakFileRecord]):
         """How many files have any of the `mask` bits in their flags."""
         return sum(1 for f in self.column("flags") if f & mask)
 
-    def last_names(self) -> Iterator[tuple[int, str]]:
-        """(file, last component of its stored name, unsanitized) for every file."""
-        for i in range(len(self)):
-            yield i, self.stored_name(i).rpartition("\\")[2]
+    def without_extension(self, wanted: Callable[[int], bool]) -> Iterator[int]:
+        """Files whose class id is `wanted` and whose stored name's last part has no "."
+        (in one pass over the raw table: no name is decoded, no record made)."""
+        if self._records is not None:
+            yield from (r.index for r in self._records
+                        if wanted(r.class_id) and "." not in r.name.rpartition("\\")[2])
+            return
+        raw, head, u32 = self.raw, _HEAD.unpack_from, _U32.unpack_from
+        for i, at in enumerate(self.offsets):
+            n = head(raw, at)[1]
+            if wanted(u32(raw, at + 24 + n)[0]) and b"." not in raw[at + 8:at + 8 + n].rpartition(b"\\")[2]:
+                yield i
 
     def special(self) -> list[int]:
         """Files whose stored name is not one plain component (a backslash sub-path,
