@@ -75,7 +75,9 @@ def timed(cmd: str, cwd: str) -> tuple[float, str]:
 def cli_ls(checkout: Path, pak: Path) -> tuple[float, int]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", CHILD, "ls", str(pak)], env=env, capture_output=True, text=True)
+    # cwd: `python -c` puts the current folder ahead of PYTHONPATH
+    r = subprocess.run([sys.executable, "-c", CHILD, "ls", str(pak)], env=env, capture_output=True, text=True,
+                       cwd=checkout)
     return time.perf_counter() - t, int(r.stderr.split()[-1]) // 1024
 
 
@@ -85,7 +87,7 @@ def mounted(checkout: Path, folder: Path, cache_mb: int | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="gbxfs-paktable-") as mp:
         cmd = [sys.executable, "-c", "import sys; from gbxfs.cli import run; sys.exit(run())",
                "mount", str(folder), mp, "-f"] + (["-o", f"cache_mb={cache_mb}"] if cache_mb else [])
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=checkout)
         try:
             deadline = time.monotonic() + 60
             while not os.path.ismount(mp):
