@@ -18,6 +18,7 @@ same interface (`of_records`).
 from __future__ import annotations
 
 import bisect
+import itertools
 import struct
 import sys
 from array import array
@@ -87,9 +88,13 @@ class FileTable(Sequence[PakFileRecord]):
         if self._records is not None:
             yield from ((r.unknown, r.size, r.stored_size, r.offset, r.class_id, r.flags) for r in self._records)
             return
-        raw, head, fixed = self.raw, _HEAD.unpack_from, FIXED.unpack_from
-        for at in self.offsets:
-            yield fixed(raw, at + 8 + head(raw, at)[1])
+        raw, fixed = self.raw, FIXED.unpack_from
+        for end in self._ends():
+            yield fixed(raw, end - FIXED.size)
+
+    def _ends(self) -> Iterator[int]:
+        """Where each record ends: the next one's start (the fixed fields are its last bytes)."""
+        return itertools.chain(itertools.islice(self.offsets, 1, None), (len(self.raw),))
 
     def column(self, field: str) -> list[int]:
         """One fixed field of every file: "size", "stored_size", "class_id", "flags"..."""
@@ -109,10 +114,9 @@ class FileTable(Sequence[PakFileRecord]):
             yield from (r.index for r in self._records
                         if wanted(r.class_id) and "." not in r.name.rpartition("\\")[2])
             return
-        raw, head, u32 = self.raw, _HEAD.unpack_from, _U32.unpack_from
-        for i, at in enumerate(self.offsets):
-            n = head(raw, at)[1]
-            if wanted(u32(raw, at + 24 + n)[0]) and b"." not in raw[at + 8:at + 8 + n].rpartition(b"\\")[2]:
+        raw, u32 = self.raw, _U32.unpack_from
+        for i, (at, end) in enumerate(zip(self.offsets, self._ends())):
+            if wanted(u32(raw, end - 12)[0]) and b"." not in raw[at + 8:end - FIXED.size].rpartition(b"\\")[2]:
                 yield i
 
     def special(self) -> list[int]:
