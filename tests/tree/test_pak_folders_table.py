@@ -115,8 +115,8 @@ def test_listing_matches_a_plain_build_and_comes_back_identical_after_eviction(t
     assert big.view()._tree.arc.table_loads == 1
 
 
-def test_concurrent_first_listings_share_one_table_load(tmp_path, monkeypatch):
-    pak, _ = _mount(tmp_path, 256 << 20)
+def _count_header_reads(monkeypatch) -> list:
+    """A list that grows by one per pak header (and file table) decrypted."""
     calls = []
     real = archive.read_header
 
@@ -124,6 +124,12 @@ def test_concurrent_first_listings_share_one_table_load(tmp_path, monkeypatch):
         calls.append(1)
         return real(*a, **kw)
     monkeypatch.setattr(archive, "read_header", counted)
+    return calls
+
+
+def test_concurrent_first_listings_share_one_table_load(tmp_path, monkeypatch):
+    pak, _ = _mount(tmp_path, 256 << 20)
+    calls = _count_header_reads(monkeypatch)
     barrier = threading.Barrier(8)
     got = []
 
@@ -142,13 +148,7 @@ def test_concurrent_first_listings_share_one_table_load(tmp_path, monkeypatch):
 def test_evicted_table_is_read_once_for_concurrent_listings(tmp_path, monkeypatch):
     pak, ctx = _mount(tmp_path, 1 << 20)
     folders = list(pak.children()["Data"].children()["G000"].children().values())
-    calls = []
-    real = archive.read_header
-
-    def counted(*a, **kw):
-        calls.append(1)
-        return real(*a, **kw)
-    monkeypatch.setattr(archive, "read_header", counted)
+    calls = _count_header_reads(monkeypatch)
     ctx.cache.put("filler", b"", ctx.cache.max_bytes - 64, costly=True)     # evicts table, index, listings
     barrier = threading.Barrier(len(folders))
 
