@@ -94,6 +94,8 @@ class FileTable(Sequence[PakFileRecord]):
 
     def _ends(self) -> Iterator[int]:
         """Where each record ends: the next one's start (the fixed fields are its last bytes)."""
+        if not self.offsets:
+            return iter(())
         return itertools.chain(itertools.islice(self.offsets, 1, None), (len(self.raw),))
 
     def column(self, field: str) -> list[int]:
@@ -102,10 +104,6 @@ class FileTable(Sequence[PakFileRecord]):
             return [getattr(r, field) for r in self._records]
         k = _FIELDS.index(field)
         return [t[k] for t in self.fixed_fields()]
-
-    def count_flags(self, mask: int) -> int:
-        """How many files have any of the `mask` bits in their flags."""
-        return sum(1 for f in self.column("flags") if f & mask)
 
     def without_extension(self, wanted: Callable[[int], bool]) -> Iterator[int]:
         """Files whose class id is `wanted` and whose stored name's last part has no "."

@@ -99,3 +99,10 @@ def test_a_table_larger_than_the_cache_still_works():
     assert [r.parts for r in arc.files] == [_parts(f) for f in files]
     e = arc.entry(arc.files[0])
     assert e.read(0, e.size) == files[0].data
+
+
+def test_a_pak_without_files_has_an_empty_table():
+    data = build_pak([], KS, folders=["Empty"])
+    arc = _open(data, ByteLRU(1 << 20))
+    assert len(arc.files) == 0 and list(arc.files) == [] and list(arc.files.fixed_fields()) == []
+    assert [f.parts for f in arc.folders] == [("Empty",)]
