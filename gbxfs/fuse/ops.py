@@ -29,6 +29,7 @@ log = logging.getLogger("gbxfs.fuse")
 
 # entries per worker-thread hop when a listing needs sizes computed
 _READDIR_BATCH = 128
+NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
 
 
 def _fail(code: int) -> pyfuse3.FUSEError:
@@ -105,6 +106,8 @@ class Operations(pyfuse3.Operations):
         self._fh = itertools.count(1)
         self._files: dict[int, File] = {}
         self._dirs: dict[int, _DirHandle] = {}
+        # folder inode -> {inode: name} of its listing, for files held from a listing
+        self._names: dict[int, dict[int, str]] = {}
 
     # -- helpers ---------------------------------------------------------
 
@@ -121,13 +124,33 @@ class Operations(pyfuse3.Operations):
         """The node's entry; found again by its path when the tree dropped it
         (its listing was evicted from the cache: made again, it is the same)."""
         entry = node.entry
-        if entry is None:
+        if entry is None and node.path is None:    # a file held from a listing: find its name
+            folder = node.folder
+            kids = await self._children(await self._entry(folder))
+            name = await self._work(self._listed_name, folder, kids, node.inode)
+            if name is None:
+                raise _fail(errno.ESTALE)
+            entry = kids[name]
+            node.path = self.inodes.child_path(folder, name)
+            node.mtime_ns, node.access = _inherit(entry, folder)
+        elif entry is None:
             try:
                 entry = (await self._work(walk, self.inodes.root.entry, node.path))[-1]
             except (NotFound, NotADir):
                 raise _fail(errno.ESTALE) from None
-            node.entry = entry
+        node.entry = entry
         return entry
+
+    def _listed_name(self, folder: Inode, kids: Mapping[str, Entry], inode: int) -> str | None:
+        """The name in `kids` (folder's listing) whose path has inode number `inode`;
+        the last few folders' numbers are kept (worker thread)."""
+        names = self._names.get(folder.inode)
+        if names is None or inode not in names:
+            names = {self.inodes.number(self.inodes.child_path(folder, n)): n for n in kids}
+            self._names[folder.inode] = names
+            while len(self._names) > NAMES_KEPT:
+                self._names.pop(next(iter(self._names)))
+        return names.get(inode)
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
@@ -240,7 +263,7 @@ class Operations(pyfuse3.Operations):
                 if not pyfuse3.readdir_reply(token, os.fsencode(name), attrs, pos + 1):
                     return
                 if not is_dot:  # the kernel now holds a reference (readdirplus)
-                    self.inodes.remember(path, entry, mtime, attrs.st_ino, access)
+                    self.inodes.remember_listed(h.node, path, entry, mtime, attrs.st_ino, access)
                 pos += 1
 
     def _listing_attrs(self, dirnode: Inode, name: str, entry: Entry, is_dot: bool, size: int):

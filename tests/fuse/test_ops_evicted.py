@@ -49,3 +49,35 @@ def test_an_evicted_entry_is_found_again_by_path(tmp_path):
         await ops.release(fh)
         assert ops.inodes.get(inode) is node and node.entry is not None
     trio.run(main)
+
+
+def test_a_listed_file_is_found_by_its_folder_listing(tmp_path, monkeypatch):
+    files = many_files(1200, seed=9)
+    write_packs(tmp_path / "p", {"X": files})
+    ctx = TreeContext(gbx_mode="file")
+    ctx.cache = ByteLRU(64 << 20)
+    ops = Operations(build_tree(str(tmp_path / "p"), ctx), policy=AttrPolicy(uid=1, gid=1))
+    listed = []
+    monkeypatch.setattr(pyfuse3, "readdir_reply",
+                        lambda token, name, attrs, next_id: listed.append((name, attrs)) or True)
+
+    async def main():
+        inode = pyfuse3.ROOT_INODE
+        for part in "X.pak/Data/G000/F00".split("/"):
+            inode = (await ops.lookup(inode, part.encode(), None)).st_ino
+        fh = await ops.opendir(inode, None)
+        await ops.readdir(fh, 0, None)
+        await ops.releasedir(fh)
+        await trio.sleep(0)
+        ctx.cache.put("filler", b"", ctx.cache.max_bytes - 64, costly=True)   # evicts every listing
+        gc.collect()
+        by_name = {f.path.rsplit("/", 1)[1]: f.data for f in files[:1000]}
+        for name, attrs in listed[2:][::97]:
+            node = ops.inodes.get(attrs.st_ino)
+            assert node.path is None and node.lookups == 1          # held compactly
+            again = await ops.getattr(attrs.st_ino, None)
+            assert (again.st_ino, again.st_size) == (attrs.st_ino, attrs.st_size)
+            fh = (await ops.open(attrs.st_ino, 0, None)).fh
+            assert await ops.read(fh, 0, 1000) == by_name[name.decode()]
+            await ops.release(fh)
+    trio.run(main)
