@@ -128,9 +128,9 @@ class Operations(pyfuse3.Operations):
             folder = node.folder
             kids = await self._children(await self._entry(folder))
             name = await self._work(self._listed_name, folder, kids, node.inode)
-            if name is None:
+            entry = None if name is None else kids.get(name)
+            if entry is None:       # gone from its folder (a real folder changed)
                 raise _fail(errno.ESTALE)
-            entry = kids[name]
             node.path = self.inodes.child_path(folder, name)
             node.mtime_ns, node.access = _inherit(entry, folder)
         elif entry is None:
