@@ -13,6 +13,7 @@ import functools
 import itertools
 import logging
 import os
+import threading
 from typing import Callable, Mapping, Sequence
 
 import pyfuse3
@@ -108,6 +109,7 @@ class Operations(pyfuse3.Operations):
         self._dirs: dict[int, _DirHandle] = {}
         # folder inode -> {inode: name} of its listing, for files held from a listing
         self._names: dict[int, dict[int, str]] = {}
+        self._names_lock = threading.Lock()
 
     # -- helpers ---------------------------------------------------------
 
@@ -147,9 +149,10 @@ class Operations(pyfuse3.Operations):
         names = self._names.get(folder.inode)
         if names is None or inode not in names:
             names = {self.inodes.number(self.inodes.child_path(folder, n)): n for n in kids}
-            self._names[folder.inode] = names
-            while len(self._names) > NAMES_KEPT:
-                self._names.pop(next(iter(self._names)))
+            with self._names_lock:      # worker threads share it
+                self._names[folder.inode] = names
+                while len(self._names) > NAMES_KEPT:
+                    self._names.pop(next(iter(self._names)))
         return names.get(inode)
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
