@@ -28,6 +28,9 @@ from gbxfs.tree.walk import NotADir, NotFound, walk
 
 log = logging.getLogger("gbxfs.fuse")
 
+# a listed file's name is found on the event loop in a folder of at most this many
+# entries (one BLAKE2b hash each, about a microsecond: well under a millisecond)
+NAMES_ON_LOOP = 256
 # entries per worker-thread hop when a listing needs sizes computed
 _READDIR_BATCH = 128
 NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
@@ -137,7 +140,12 @@ class Operations(pyfuse3.Operations):
         if entry is None and node.path is None:    # a file held from a listing: find its name
             folder = node.folder
             kids = await self._children(await self._entry(folder))
-            name = await self._work(self._listed_name, folder, kids, node.inode)
+            names = self._names.get(folder.inode)
+            if len(kids) <= NAMES_ON_LOOP or (names is not None and node.inode in names):
+                # known, or a few hundred hashes: no worker-thread hop per file opened
+                name = self._listed_name(folder, kids, node.inode)
+            else:
+                name = await self._work(self._listed_name, folder, kids, node.inode)
             entry = None if name is None else kids.get(name)
             if entry is None:       # gone from its folder (a real folder changed)
                 raise _fail(errno.ESTALE)
