@@ -33,6 +33,9 @@ from .genruntime import BASE_NS, INLINE, INT_TYPES
 from .scopes import counts, name_source
 from .types import BY_NAME, META_NAMES
 
+MAX_INLINE = 4      # structs inlined into each other at most (bounds the source's size)
+
+
 class CodeGen:
     """Writes and compiles the functions; `compiler` gives the closures it falls back
     on. One namespace per registry: struct functions are shared by name in it."""
@@ -91,6 +94,7 @@ class CodeGen:
             fname = self._structs[struct_name] = f"struct_{len(self._structs)}"   # first: recursion
             sd = self.compiler.linker.struct(struct_name)
             em = _Emitter(self, sd.file, True)
+            em.inlining.append(struct_name)
             em.enter(0, sd.body)            # a struct's frame is its own
             em.line(0, f"def {fname}(r, f):")     # only called from generated code: binary, in memory
             em.prologue()
@@ -117,6 +121,21 @@ class _Emitter:
         # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
         self.scopes: list[dict[Any, int] | None] = [None]
         self.outer: dict[str, str] = {}       # caller's names kept in locals (scopes.name_source)
+        # depths above 0 (loop items, inlined structs) make their Frame only when
+        # something needs it (a closure, Frame.lookup, a repeated name): per depth, the
+        # source of the item index the Frame gets
+        self.index: dict[int, str] = {}
+        self.inlining: list[str] = []         # structs being written, innermost last
+
+    def frame(self, k: int) -> str:
+        """Source for depth k's Frame, made (with its parents) on first use."""
+        if k == 0:
+            return "f0"
+        return f"(f{k} if f{k} is not None else (f{k} := _child({self.frame(k - 1)}, v{k}, {self.index[k]})))"
+
+    def no_latest(self, k: int) -> str:
+        """Source: depth k's Frame has no repeated names (a Frame not made has none)."""
+        return "not f0.latest" if k == 0 else f"(f{k} is None or not f{k}.latest)"
 
     def enter(self, d: int, stmts: list[dsl.Stmt]) -> None:
         del self.scopes[d:]
@@ -132,9 +151,10 @@ class _Emitter:
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(lambda n: name_source(self.scopes, n, d, self.outer), self.gen.const).source(text)
+        src = ExprSource(lambda n: name_source(self.scopes, n, d, self.outer, self.frame, self.no_latest),
+                         self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
-            return f"{self.gen.obj(compile_expr(text)[0])}(f{d}, r)"
+            return f"{self.gen.obj(compile_expr(text)[0])}({self.frame(d)}, r)"
         return src
 
     def guarded(self, ind: int, target: str, text: str, d: int, line: int) -> None:
@@ -151,12 +171,12 @@ class _Emitter:
             self.line(ind, f"v{d}[{n}] = {value}")
             return
         self.line(ind, f"if {n} in v{d}:")
-        self.line(ind + 1, f"f{d}.set({n}, {value})")
+        self.line(ind + 1, f"{self.frame(d)}.set({n}, {value})")
         self.line(ind, "else:")
         self.line(ind + 1, f"v{d}[{n}] = {value}")
 
     def closure(self, ind: int, s: dsl.Stmt, d: int) -> None:
-        self.line(ind, f"{self.gen.obj(self.gen.compiler.stmt(s, self.file))}(r, f{d})")
+        self.line(ind, f"{self.gen.obj(self.gen.compiler.stmt(s, self.file))}(r, {self.frame(d)})")
 
     def block(self, stmts: list[dsl.Stmt], d: int, ind: int) -> None:
         start = len(self.lines)
@@ -293,14 +313,31 @@ class _Emitter:
         self.line(ind + 1, f"raise _tag(e, {where})")
 
     def struct_field(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
-        fn = self.gen.struct_function(s.type)
+        """A struct's values as a dict: its body written inline at depth d + 1 (its
+        Frame made only if needed), or, for a struct already being written here
+        (recursion) or nested too deep in inlined ones, a call of its own function."""
         deep = self.gen.const(f"{self.file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
         self.line(ind, "try:")
-        self.line(ind + 1, f"if f{d}.depth >= MAX_STRUCT_DEPTH:")
+        self.line(ind + 1, f"if f0.depth + {d} >= MAX_STRUCT_DEPTH:")      # f{d}.depth
         self.line(ind + 2, f"raise GbxError({deep})")
-        self.line(ind + 1, f"x = new_frame(f{d})")
-        self.line(ind + 1, f"{fn}(r, x)")
-        self.line(ind + 1, "x = x.values")
+        if s.type in self.inlining or len(self.inlining) >= MAX_INLINE:
+            fn = self.gen.struct_function(s.type)
+            self.line(ind + 1, f"x = new_frame({self.frame(d)})")
+            self.line(ind + 1, f"{fn}(r, x)")
+            self.line(ind + 1, "x = x.values")
+        else:
+            sd = self.gen.compiler.linker.struct(s.type)
+            e, file = d + 1, self.file
+            self.line(ind + 1, f"f{e} = None")
+            self.line(ind + 1, f"v{e} = {{}}")
+            self.index[e] = "None"
+            self.file = sd.file
+            self.inlining.append(s.type)
+            self.enter(e, sd.body)
+            self.block(sd.body, e, ind + 1)
+            self.inlining.pop()
+            self.file = file
+            self.line(ind + 1, f"x = v{e}")
         self.line(ind, "except GbxError as e:")
         self.line(ind + 1, f"raise _tag(e, {where})")
         self.set(ind, d, s.name)
@@ -321,11 +358,12 @@ class _Emitter:
     def item(self, d: int, ind: int, where: str) -> None:
         """A loop item's frame, as compile.py makes it."""
         e = d + 1
-        self.line(ind, f"if len(items{d}) >= MAX_COUNT:")
+        self.line(ind, f"i{e} = len(items{d})")
+        self.line(ind, f"if i{e} >= MAX_COUNT:")
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: more than {MAX_COUNT} loop items')})")
-        self.line(ind, f"f{e} = new_frame(f{d})")
-        self.line(ind, f"f{e}.index = len(items{d})")
-        self.line(ind, f"v{e} = f{e}.values")
+        self.line(ind, f"f{e} = None")
+        self.line(ind, f"v{e} = {{}}")
+        self.index[e] = f"i{e}"
         self.line(ind, f"start{d} = r._pos")
 
     def loop(self, s: dsl.Loop, d: int, ind: int) -> None:
