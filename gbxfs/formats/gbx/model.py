@@ -74,6 +74,15 @@ class NodeRef:
     node: Node | None = None
     external: ExternalRef | None = None
 
+    def __init__(self, kind: str, index: int | None, node: Node | None = None, external: ExternalRef | None = None):
+        # what the generated frozen __init__ does, without a call per field (one
+        # NodeRef per node reference: thousands per map)
+        d = self.__dict__
+        d["kind"] = kind
+        d["index"] = index
+        d["node"] = node
+        d["external"] = external
+
     def __str__(self) -> str:
         if self.external is not None:
             return f"external #{self.index} {self.external.path or self.external.file_name or self.external.resource_index}"

@@ -31,7 +31,7 @@ from .frame import Frame
 from .genexpr import ExprSource
 from .genruntime import BASE_NS, INLINE, INT_TYPES
 from .scopes import counts, name_source
-from .types import BY_NAME, META_NAMES
+from .types import BY_NAME, META_NAMES, field_min_size
 
 MAX_INLINE = 4      # structs inlined into each other at most (bounds the source's size)
 
@@ -239,34 +239,77 @@ class _Emitter:
         if s.type == "meta" and s.count is None and (s.subnames or s.name):
             self.meta(s, d, ind, where)
             return
-        if s.count is not None or s.type == "meta" or (s.type not in BY_NAME and s.enum):
+        if (s.count is None and s.type == "meta") or (s.type not in BY_NAME and s.enum):
             self.closure(ind, s, d)
+            return
+        if s.count is not None:
+            self.array(s, d, ind, where)
             return
         if s.type not in BY_NAME:
             self.struct_field(s, d, ind, where)
             return
-        if s.type == "uint8":
+        self.value(s.type, ind, where)
+        if s.enum and s.type in INT_TYPES:     # ints (or bools): one shared Labeled per value
+            labeled = self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
+            self.line(ind, f"x = {labeled}.get(x, x)")
+        elif s.enum:
+            enum = self.gen.obj(s.enum)
+            self.line(ind, f"label = {enum}.get(x) if isinstance(x, int) else None")
+            self.line(ind, "if label is not None:")
+            self.line(ind + 1, "x = Labeled(x, label)")
+        self.set(ind, d, s.name)
+
+    def array(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
+        """`Type name[count]` as compile.py's read_array: bytes and numbers with one
+        reader call, structs inline per element, other types one value at a time."""
+        loc, t = f"{self.file}:{s.line}", s.type
+        self.line(ind, "try:")
+        self.guarded(ind + 1, f"an{d}", s.count, d, s.line)
+        self.line(ind + 1, f"if not isinstance(an{d}, int) or isinstance(an{d}, bool):")
+        self.line(ind + 2, f"raise GbxError({self.gen.const(f'{loc}: array count {s.count!r} is ')} + repr(an{d}) + "
+                           "', not an integer')")
+        if t == "uint8":
+            self.line(ind + 1, f"x = r.bytes(r.check_count(an{d}, 1))")
+        elif t in BY_NAME and BY_NAME[t].array is not None:
+            self.line(ind + 1, f"x = r.array({BY_NAME[t].array!r}, an{d})")
+        else:
+            self.line(ind + 1, f"r.check_count(an{d}, {field_min_size(t)})")
+            self.line(ind + 1, f"a{d} = []")
+            self.line(ind + 1, f"for _ in range(an{d}):")
+            if t in BY_NAME:
+                self.value(t, ind + 2, where)
+            else:
+                self.struct_value(s, d, ind + 2)
+            self.line(ind + 2, f"a{d}.append(x)")
+            self.line(ind + 1, f"x = a{d}")
+        self.line(ind, "except GbxError as e:")
+        self.line(ind + 1, f"raise _tag(e, {where})")
+        self.set(ind, d, s.name)
+
+    def value(self, t: str, ind: int, where: str) -> None:
+        """x = one value of builtin type t, read inline where the type allows."""
+        if t == "uint8":
             self.line(ind, "p = r._pos")
             self.line(ind, "if p < end:")
             self.line(ind + 1, "r._pos = p + 1")
             self.line(ind + 1, "x = buf[p]")
             self.line(ind, "else:")
             self.tagged_call(ind + 1, "r.u8()", where)
-        elif s.type in INLINE:
-            fmt, size, single = INLINE[s.type]
+        elif t in INLINE:
+            fmt, size, single = INLINE[t]
             self.line(ind, "p = r._pos")
             self.line(ind, f"if p + {size} <= end:")
             self.line(ind + 1, f"r._pos = p + {size}")
             unpack = self.gen.obj(struct.Struct(fmt).unpack_from)
             self.line(ind + 1, f"x = {unpack}(buf, p)" + ("[0]" if single else ""))
-            if s.type == "bool":
+            if t == "bool":
                 self.line(ind + 1, "if x > 1:")          # the reader's error, from the same place
                 self.line(ind + 2, "r._pos = p")
                 self.tagged_call(ind + 2, "r.bool()", where)
                 self.line(ind + 1, "x = x == 1")
             self.line(ind, "else:")
-            self.tagged_call(ind + 1, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
-        elif s.type == "id":        # back references inline; the rest in lookback.read_id
+            self.tagged_call(ind + 1, f"{self.gen.obj(BY_NAME[t].read)}(r)", where)
+        elif t == "id":        # back references inline; the rest in lookback.read_id
             self.line(ind, "st = r.ids")
             self.line(ind, "p = r._pos")
             self.line(ind, "x = None")
@@ -277,17 +320,20 @@ class _Emitter:
             self.line(ind + 2, "x = st.strings[(k & 0x3FFFFFFF) - 1]")
             self.line(ind, "if x is None:")
             self.tagged_call(ind + 1, "read_id(r)", where)
+        elif t == "string":      # in memory and whole: decoded here; else the reader's errors
+            self.line(ind, "p = r._pos")
+            self.line(ind, "x = None")
+            self.line(ind, "if p + 4 <= end:")
+            self.line(ind + 1, f"k = {self.gen.obj(struct.Struct('<I').unpack_from)}(buf, p)[0]")
+            self.line(ind + 1, "if k <= MAX_STRING and p + 4 + k <= end:")
+            self.line(ind + 2, "r._pos = p + 4 + k")
+            self.line(ind + 2, "x = _text(buf[p + 4:p + 4 + k])")
+            self.line(ind, "if x is None:")
+            self.tagged_call(ind + 1, "r.string()", where)
+        elif t == "noderef":     # what types.py's reader calls, without the call between
+            self.tagged_call(ind, "r.walker.noderef(r)", where)
         else:
-            self.tagged_call(ind, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
-        if s.enum and s.type in INT_TYPES:     # ints (or bools): one shared Labeled per value
-            labeled = self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
-            self.line(ind, f"x = {labeled}.get(x, x)")
-        elif s.enum:
-            enum = self.gen.obj(s.enum)
-            self.line(ind, f"label = {enum}.get(x) if isinstance(x, int) else None")
-            self.line(ind, "if label is not None:")
-            self.line(ind + 1, "x = Labeled(x, label)")
-        self.set(ind, d, s.name)
+            self.tagged_call(ind, f"{self.gen.obj(BY_NAME[t].read)}(r)", where)
 
     def meta(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
         """Three ids: named, one dict; unnamed with names, three fields (as compile.py,
@@ -313,34 +359,38 @@ class _Emitter:
         self.line(ind + 1, f"raise _tag(e, {where})")
 
     def struct_field(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
-        """A struct's values as a dict: its body written inline at depth d + 1 (its
-        Frame made only if needed), or, for a struct already being written here
-        (recursion) or nested too deep in inlined ones, a call of its own function."""
-        deep = self.gen.const(f"{self.file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
         self.line(ind, "try:")
-        self.line(ind + 1, f"if f0.depth + {d} >= MAX_STRUCT_DEPTH:")      # f{d}.depth
-        self.line(ind + 2, f"raise GbxError({deep})")
-        if s.type in self.inlining or len(self.inlining) >= MAX_INLINE:
-            fn = self.gen.struct_function(s.type)
-            self.line(ind + 1, f"x = new_frame({self.frame(d)})")
-            self.line(ind + 1, f"{fn}(r, x)")
-            self.line(ind + 1, "x = x.values")
-        else:
-            sd = self.gen.compiler.linker.struct(s.type)
-            e, file = d + 1, self.file
-            self.line(ind + 1, f"f{e} = None")
-            self.line(ind + 1, f"v{e} = {{}}")
-            self.index[e] = "None"
-            self.file = sd.file
-            self.inlining.append(s.type)
-            self.enter(e, sd.body)
-            self.block(sd.body, e, ind + 1)
-            self.inlining.pop()
-            self.file = file
-            self.line(ind + 1, f"x = v{e}")
+        self.struct_value(s, d, ind + 1)
         self.line(ind, "except GbxError as e:")
         self.line(ind + 1, f"raise _tag(e, {where})")
         self.set(ind, d, s.name)
+
+    def struct_value(self, s: dsl.Field, d: int, ind: int) -> None:
+        """x = a struct's values (a dict), read in depth d's scope: its body written
+        inline at depth d + 1 (its Frame made only if needed), or, for a struct already
+        being written here (recursion) or nested too deep in inlined ones, a call of
+        its own function."""
+        deep = self.gen.const(f"{self.file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
+        self.line(ind, f"if f0.depth + {d} >= MAX_STRUCT_DEPTH:")      # f{d}.depth
+        self.line(ind + 1, f"raise GbxError({deep})")
+        if s.type in self.inlining or len(self.inlining) >= MAX_INLINE:
+            fn = self.gen.struct_function(s.type)
+            self.line(ind, f"x = new_frame({self.frame(d)})")
+            self.line(ind, f"{fn}(r, x)")
+            self.line(ind, "x = x.values")
+            return
+        sd = self.gen.compiler.linker.struct(s.type)
+        e, file = d + 1, self.file
+        self.line(ind, f"f{e} = None")
+        self.line(ind, f"v{e} = {{}}")
+        self.index[e] = "None"
+        self.file = sd.file
+        self.inlining.append(s.type)
+        self.enter(e, sd.body)
+        self.block(sd.body, e, ind)
+        self.inlining.pop()
+        self.file = file
+        self.line(ind, f"x = v{e}")
 
     def if_(self, branches: list, orelse: list | None, d: int, ind: int) -> None:
         if not branches:
