@@ -7,7 +7,8 @@ from typing import Any
 from . import classdb
 
 
-@dataclass(eq=False)
+# Chunk and Node have __slots__: a map has thousands of each (no __dict__ per record)
+@dataclass(eq=False, slots=True)
 class Chunk:
     """One chunk of a node (or one header chunk).
 
@@ -30,7 +31,7 @@ class Chunk:
     name: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """A class instance read by ReadNode. `index` is its slot in the node list
     (0 = main node; None for direct/encapsulated nodes that have no slot)."""

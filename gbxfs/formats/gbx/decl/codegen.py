@@ -120,6 +120,9 @@ class _Emitter:
         # per depth: how often each name may be set in that scope's frame, at most (None:
         # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
         self.scopes: list[dict[Any, int] | None] = [None]
+        # per depth: names certainly set (once) at the point being written, read
+        # without a check (scopes.name_source)
+        self.sure: list[set[Any]] = [set()]
         self.outer: dict[str, str] = {}       # caller's names kept in locals (scopes.name_source)
         # depths above 0 (loop items, inlined structs) make their Frame only when
         # something needs it (a closure, Frame.lookup, a repeated name): per depth, the
@@ -140,6 +143,8 @@ class _Emitter:
     def enter(self, d: int, stmts: list[dsl.Stmt]) -> None:
         del self.scopes[d:]
         self.scopes.append(counts(stmts))
+        del self.sure[d:]
+        self.sure.append(set())
 
     def line(self, ind: int, text: str) -> None:
         self.lines.append("    " * ind + text)
@@ -151,7 +156,7 @@ class _Emitter:
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(lambda n: name_source(self.scopes, n, d, self.outer, self.frame, self.no_latest),
+        src = ExprSource(lambda n: name_source(self.scopes, self.sure, n, d, self.outer, self.frame, self.no_latest),
                          self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
             return f"{self.gen.obj(compile_expr(text)[0])}({self.frame(d)}, r)"
@@ -169,6 +174,7 @@ class _Emitter:
         m = self.scopes[d] if d < len(self.scopes) else None
         if m is not None and m.get(name, 0) <= 1:     # set once at most: never a repeat
             self.line(ind, f"v{d}[{n}] = {value}")
+            self.sure[d].add(name)
             return
         self.line(ind, f"if {n} in v{d}:")
         self.line(ind + 1, f"{self.frame(d)}.set({n}, {value})")
@@ -309,15 +315,8 @@ class _Emitter:
                 self.line(ind + 1, "x = x == 1")
             self.line(ind, "else:")
             self.tagged_call(ind + 1, f"{self.gen.obj(BY_NAME[t].read)}(r)", where)
-        elif t == "id":        # back references inline; the rest in lookback.read_id
-            self.line(ind, "st = r.ids")
-            self.line(ind, "p = r._pos")
-            self.line(ind, "x = None")
-            self.line(ind, "if st.version == 3 and st.gap is None and p + 4 <= end:")
-            self.line(ind + 1, f"k = {self.gen.obj(struct.Struct('<I').unpack_from)}(buf, p)[0]")
-            self.line(ind + 1, "if k & 0xC0000000 and k != 0xFFFFFFFF and 0 < (k & 0x3FFFFFFF) <= len(st.strings):")
-            self.line(ind + 2, "r._pos = p + 4")
-            self.line(ind + 2, "x = st.strings[(k & 0x3FFFFFFF) - 1]")
+        elif t == "id":
+            self.id_value(ind, "x")
             self.line(ind, "if x is None:")
             self.tagged_call(ind + 1, "read_id(r)", where)
         elif t == "string":      # in memory and whole: decoded here; else the reader's errors
@@ -335,12 +334,28 @@ class _Emitter:
         else:
             self.tagged_call(ind, f"{self.gen.obj(BY_NAME[t].read)}(r)", where)
 
+    def id_value(self, ind: int, target: str) -> None:
+        """target = a lookback string's back reference read inline, else None (nothing
+        read: lookback.read_id reads the rest, and raises the errors)."""
+        self.line(ind, "st = r.ids")
+        self.line(ind, "p = r._pos")
+        self.line(ind, f"{target} = None")
+        self.line(ind, "if st.version == 3 and st.gap is None and p + 4 <= end:")
+        self.line(ind + 1, f"k = {self.gen.obj(struct.Struct('<I').unpack_from)}(buf, p)[0]")
+        self.line(ind + 1, "if k & 0xC0000000 and k != 0xFFFFFFFF and 0 < (k & 0x3FFFFFFF) <= len(st.strings):")
+        self.line(ind + 2, "r._pos = p + 4")
+        self.line(ind + 2, f"{target} = st.strings[(k & 0x3FFFFFFF) - 1]")
+
     def meta(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
         """Three ids: named, one dict; unnamed with names, three fields (as compile.py,
         whose flat form also claims errors the walker marked as its own)."""
         subnames = s.subnames or META_NAMES
         self.line(ind, "try:")
-        self.line(ind + 1, "x = (read_id(r), read_id(r), read_id(r))")
+        for i in range(3):
+            self.id_value(ind + 1, f"m{i}")
+            self.line(ind + 1, f"if m{i} is None:")
+            self.line(ind + 2, f"m{i} = read_id(r)")
+        self.line(ind + 1, "x = (m0, m1, m2)")
         self.line(ind, "except GbxError as e:")
         if s.name is None:
             self.line(ind + 1, f"e.decl = e.decl or {where}")
@@ -371,7 +386,7 @@ class _Emitter:
         being written here (recursion) or nested too deep in inlined ones, a call of
         its own function."""
         deep = self.gen.const(f"{self.file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
-        self.line(ind, f"if f0.depth + {d} >= MAX_STRUCT_DEPTH:")      # f{d}.depth
+        self.line(ind, f"if f0.depth >= {MAX_STRUCT_DEPTH - d}:")      # f{d}.depth >= MAX_STRUCT_DEPTH
         self.line(ind + 1, f"raise GbxError({deep})")
         if s.type in self.inlining or len(self.inlining) >= MAX_INLINE:
             fn = self.gen.struct_function(s.type)
@@ -400,10 +415,13 @@ class _Emitter:
         cond, body, line = branches[0]
         self.guarded(ind, "c", cond, d, line)
         self.line(ind, "if c:")
+        start = set(self.sure[d])
         self.block(body, d, ind + 1)
+        after_body, self.sure[d] = self.sure[d], set(start)
         if len(branches) > 1 or orelse:
             self.line(ind, "else:")
             self.if_(branches[1:], orelse, d, ind + 1)
+        self.sure[d] &= after_body          # certainly set: on every branch
 
     def item(self, d: int, ind: int, where: str) -> None:
         """A loop item's frame, as compile.py makes it."""

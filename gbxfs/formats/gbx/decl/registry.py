@@ -74,6 +74,8 @@ class Registry:
     errors: list[DeclarationError] = field(default_factory=list)
     # the node walker's per-chunk-id answers (nodes._chunk_info), filled as ids are met
     walk_cache: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
+    # and its answers per class id as stored (nodes.NodeWalker._class_info)
+    class_cache: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, chunk_id: int, header: bool = False) -> ChunkDecl | None:
         """Declaration for a (remapped) chunk id; the other kind is the fallback
