@@ -63,11 +63,10 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def stored_text(data: bytes | memoryview) -> str:
-    """A stored string as text. A leading byte order mark is dropped (some tools
-    write one before nicknames); the `.bin` files keep the stored bytes. The same
-    as decoding with "utf-8-sig" (one leading BOM dropped, then UTF-8), without that
-    codec's Python-level wrapper, which cost more than the decoding itself."""
-    if data and data[0] == 0xEF and data[:3] == _BOM:     # the first byte alone rules most out
+    """A stored string as text. A leading byte order mark is dropped (some tools write
+    one before nicknames; the `.bin` files keep it): "utf-8-sig" decoding without
+    that codec's Python wrapper, which cost more than the decoding itself."""
+    if data and data[0] == 0xEF and data[:3] == _BOM:
         data = data[3:]
     return str(data, "utf-8", "replace")
 
@@ -287,7 +286,7 @@ class GbxReader:
 
     def string(self) -> str:
         buf = self._buf
-        if buf is not None:        # in memory, the whole string there: no calls but the decode
+        if buf is not None:        # in memory and all there: no other call
             p = self._pos
             if p + 4 <= self._end:
                 n = _u32(buf, p)[0]

@@ -126,9 +126,9 @@ class Registry:
             try:
                 decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
                 stmts = linker.chunk(d)
-                # the closures check and serve text files and pull sources; binary
-                # in-memory data runs a generated function, written on first use
-                decl.run = codegen.lazy(stmts, d.file, compiler.block(stmts, d.file),
+                # the closures serve text files and pull sources; binary in-memory
+                # data runs a generated function; both are made on first use
+                decl.run = codegen.lazy(stmts, d.file, functools.partial(compiler.block, stmts, d.file),
                                         functools.partial(setattr, decl, "run"))
                 reg.chunks[key] = decl
             except DeclarationError as e:
