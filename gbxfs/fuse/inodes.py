@@ -8,7 +8,9 @@ then only stable while the first one is known.
 
 The table holds only the inodes the kernel knows: lookup and readdirplus
 count up, forget counts down, and a node is dropped at zero. The root is
-never dropped.
+never dropped. A node keeps the attributes last answered for its entry when
+they cannot change (`attrs`), dropped when the path gets a new entry (a
+changed source file, a re-listed real folder).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ _MASK = (1 << 63) - 1
 
 
 class Inode:
-    __slots__ = ("inode", "path", "entry", "mtime_ns", "access", "lookups")
+    __slots__ = ("inode", "path", "entry", "mtime_ns", "access", "lookups", "attrs")
 
     def __init__(self, inode: int, path: str, entry: Entry, mtime_ns: int, access: Access | None = None):
         self.inode = inode
@@ -33,18 +35,24 @@ class Inode:
         self.mtime_ns = mtime_ns    # effective: inherited from the nearest ancestor that has one
         self.access = access        # effective, inherited the same way (None: the defaults)
         self.lookups = 0
+        self.attrs = None           # the entry's finished EntryAttributes, when they are stable
 
     @property
     def parent_path(self) -> str:
         return self.path.rpartition("/")[0]
 
 
+# the keyed hash's initial state, copied per path (cheaper than a new blake2b each time)
+_HASH = hashlib.blake2b(digest_size=8, person=b"gbxfs-inode")
+
+
 def path_inode(path: str, salt: int = 0) -> int:
     """The inode number for a path below the root (never 0 or the root's)."""
-    data = os.fsencode(path)
+    h = _HASH.copy()
+    h.update(os.fsencode(path))
     if salt:
-        data += b"\0" + str(salt).encode()
-    n = int.from_bytes(hashlib.blake2b(data, digest_size=8, person=b"gbxfs-inode").digest(), "little") & _MASK
+        h.update(b"\0" + str(salt).encode())
+    n = int.from_bytes(h.digest(), "little") & _MASK
     return n if n > ROOT_INODE else path_inode(path, salt + 1)
 
 
@@ -61,12 +69,16 @@ class InodeTable:
 
     def number(self, path: str) -> int:
         """The inode number `path` has, or would get if remembered now."""
+        return self.slot(path)[0]
+
+    def slot(self, path: str) -> tuple[int, Inode | None]:
+        """(the inode number `path` has or would get now, its node if the kernel knows it)."""
         salt = 0
         while True:
             inode = path_inode(path, salt)
             node = self._nodes.get(inode)
             if node is None or node.path == path:
-                return inode
+                return inode, node
             salt += 1
 
     def child_path(self, parent: Inode, name: str) -> str:
@@ -84,6 +96,8 @@ class InodeTable:
                 node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns, access)
             else:
                 # a re-listed real directory may have made a new entry for the same path
+                if node.entry is not entry or node.mtime_ns != mtime_ns or node.access != access:
+                    node.attrs = None
                 node.entry = entry
                 node.mtime_ns = mtime_ns
                 node.access = access
@@ -101,4 +115,4 @@ class InodeTable:
     def find_path(self, path: str) -> Inode | None:
         if not path:
             return self.root
-        return self._nodes.get(self.number(path))
+        return self.slot(path)[1]

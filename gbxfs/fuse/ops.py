@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 import pyfuse3
 import trio
 
-from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry
+from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.inodes import InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -81,9 +81,10 @@ class _DirHandle:
 
     def __init__(self, node: Inode):
         self.node = node
-        # (name, entry, is_dot) snapshot taken on the first readdir, so offsets
-        # stay valid for this handle even if the directory is re-listed meanwhile
-        self.items: list[tuple[str, Entry, bool]] | None = None
+        # (encoded name, name, entry or None for "." and "..") snapshot taken on the
+        # first readdir, so offsets stay valid for this handle even if the directory
+        # is re-listed meanwhile
+        self.items: list[tuple[bytes, str, Entry | None]] | None = None
 
 
 def _valid_name(name: str) -> bool:
@@ -135,7 +136,18 @@ class Operations(pyfuse3.Operations):
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
     def _attrs(self, node: Inode, size: int) -> pyfuse3.EntryAttributes:
-        return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access)
+        """The node's attributes: kept on the node once made when they cannot change
+        (attrs.stable), so repeated getattrs, lookups and listings only hand them back."""
+        a = node.attrs
+        if a is None:
+            a = make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access)
+            if stable(node.entry):
+                node.attrs = a
+        return a
+
+    async def _node_attrs(self, node: Inode) -> pyfuse3.EntryAttributes:
+        a = node.attrs
+        return a if a is not None else self._attrs(node, await self._size(node.entry))
 
     async def _node_at(self, path: str) -> Inode:
         """The node for `path`, walking from the root if the kernel does not hold it
@@ -158,16 +170,20 @@ class Operations(pyfuse3.Operations):
         sname = os.fsdecode(name)
         if sname == ".":
             node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode, parent.access)
-            return self._attrs(node, 0)
+            return await self._node_attrs(node)
         if sname == "..":
             node = await self._node_at(parent.parent_path)
-            return self._attrs(node, 0)
+            return await self._node_attrs(node)
         entry = await self._child(parent.entry, sname)
         if entry is None:
             return negative_entry(self.policy)
-        size = await self._size(entry)
         path = self.inodes.child_path(parent, sname)
         mtime, access = _inherit(entry, parent)
+        known = self.inodes.find_path(path)
+        if (known is not None and known.attrs is not None and known.entry is entry
+                and known.mtime_ns == mtime and known.access == access):
+            return self.inodes.remember(path, entry, mtime, known.inode, access).attrs
+        size = await self._size(entry)   # before counting a reference: it may fail
         node = self.inodes.remember(path, entry, mtime, access=access)
         return self._attrs(node, size)
 
@@ -180,8 +196,7 @@ class Operations(pyfuse3.Operations):
 
     @handler
     async def getattr(self, inode, ctx=None):
-        node = self._node(inode)
-        return self._attrs(node, await self._size(node.entry))
+        return await self._node_attrs(self._node(inode))
 
     # -- directories -----------------------------------------------------
 
@@ -201,41 +216,55 @@ class Operations(pyfuse3.Operations):
             raise _fail(errno.EBADF)
         if h.items is None:
             kids = await self._children(h.node.entry)
-            parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
-            items = [(".", h.node.entry, True), ("..", (parent or h.node).entry, True)]
+            items: list[tuple[bytes, str, Entry | None]] = [(b".", ".", None), (b"..", "..", None)]
             for name, entry in list(kids.items()):
                 if _valid_name(name):
-                    items.append((name, entry, False))
+                    items.append((os.fsencode(name), name, entry))
                 else:
                     log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
             h.items = items
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
-        pos = start_id
-        while pos < len(h.items):
-            batch = h.items[pos : pos + _READDIR_BATCH]
-            if any(needs_work(e) for _, e, _ in batch):
-                sizes = await self._work(lambda b=batch: [file_size(e) for _, e, _ in b])
-            else:
-                sizes = [file_size(e) for _, e, _ in batch]
-            for (name, entry, is_dot), size in zip(batch, sizes):
-                attrs, path, mtime, access = self._listing_attrs(h.node, name, entry, is_dot, size)
-                if not pyfuse3.readdir_reply(token, os.fsencode(name), attrs, pos + 1):
-                    return
-                if not is_dot:  # the kernel now holds a reference (readdirplus)
-                    self.inodes.remember(path, entry, mtime, attrs.st_ino, access)
-                pos += 1
+        items, pos = h.items, start_id
+        while pos < len(items):
+            batch = items[pos : pos + _READDIR_BATCH]
+            sizes = None
+            if any(e is not None and needs_work(e) for _, _, e in batch):
+                sizes = await self._work(lambda b=batch: [0 if e is None else file_size(e) for _, _, e in b])
+            if not self._reply_entries(h.node, token, batch, pos, sizes):
+                return
+            pos += len(batch)
 
-    def _listing_attrs(self, dirnode: Inode, name: str, entry: Entry, is_dot: bool, size: int):
-        if is_dot:
-            if name == "." or not dirnode.path:
-                node = dirnode
-            else:
-                node = self.inodes.find_path(dirnode.parent_path) or dirnode
-            return self._attrs(node, 0), node.path, node.mtime_ns, node.access
-        path = self.inodes.child_path(dirnode, name)
-        mtime, access = _inherit(entry, dirnode)
-        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy, access)
-        return attrs, path, mtime, access
+    def _reply_entries(self, dirnode: Inode, token, batch, pos: int, sizes: list[int] | None) -> bool:
+        """readdirplus: each entry with its attributes, counting the reference the kernel
+        then holds. False once the kernel's buffer is full. One call per entry of every
+        listing (find, ls -R): kept to a hash, a dict look-up and the attributes."""
+        table, policy, reply = self.inodes, self.policy, pyfuse3.readdir_reply
+        prefix = dirnode.path + "/" if dirnode.path else ""
+        dir_mtime, dir_access = dirnode.mtime_ns, dirnode.access
+        for i, (bname, name, entry) in enumerate(batch):
+            if entry is None:   # "." and "..": answered, not counted (the kernel skips them)
+                node = dirnode if name == "." or not dirnode.path else (table.find_path(dirnode.parent_path) or dirnode)
+                if not reply(token, bname, self._attrs(node, 0), pos + i + 1):
+                    return False
+                continue
+            path = prefix + name
+            inode, node = table.slot(path)
+            if node is not None and node.entry is entry and node.attrs is not None:
+                attrs = node.attrs
+                if not reply(token, bname, attrs, pos + i + 1):
+                    return False
+                node.lookups += 1
+                continue
+            mtime = entry.mtime_ns if entry.mtime_ns is not None else dir_mtime
+            access = entry.access if entry.access is not None else dir_access
+            size = sizes[i] if sizes is not None else file_size(entry)
+            attrs = make_attributes(inode, entry, mtime, size, policy, access)
+            if not reply(token, bname, attrs, pos + i + 1):
+                return False
+            node = table.remember(path, entry, mtime, inode, access)
+            if node.attrs is None and stable(entry):
+                node.attrs = attrs
+        return True
 
     @handler
     async def releasedir(self, fh):
