@@ -15,7 +15,7 @@ changed source file, a re-listed real folder).
 from __future__ import annotations
 
 import hashlib
-import os
+import sys
 
 import pyfuse3
 
@@ -44,12 +44,14 @@ class Inode:
 
 # the keyed hash's initial state, copied per path (cheaper than a new blake2b each time)
 _HASH = hashlib.blake2b(digest_size=8, person=b"gbxfs-inode")
+# os.fsencode's encoding, without its per-call look-ups (a hash per listed entry)
+FS_ENCODING, FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
 def path_inode(path: str, salt: int = 0) -> int:
     """The inode number for a path below the root (never 0 or the root's)."""
     h = _HASH.copy()
-    h.update(os.fsencode(path))
+    h.update(path.encode(FS_ENCODING, FS_ERRORS))
     if salt:
         h.update(b"\0" + str(salt).encode())
     n = int.from_bytes(h.digest(), "little") & _MASK

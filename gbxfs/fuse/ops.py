@@ -19,7 +19,7 @@ import pyfuse3
 import trio
 
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
-from gbxfs.fuse.inodes import InodeTable, Inode
+from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
@@ -219,7 +219,7 @@ class Operations(pyfuse3.Operations):
             items: list[tuple[bytes, str, Entry | None]] = [(b".", ".", None), (b"..", "..", None)]
             for name, entry in list(kids.items()):
                 if _valid_name(name):
-                    items.append((os.fsencode(name), name, entry))
+                    items.append((name.encode(FS_ENCODING, FS_ERRORS), name, entry))
                 else:
                     log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
             h.items = items

@@ -60,8 +60,14 @@ class PakEntryFile(SourceFile):
 
     __slots__ = ()
 
-    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int, **kw):
-        super().__init__(name, PakEntrySource(entry, mtime_ns), **kw)
+    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int):
+        # one per file a pak folder lists (find makes 30,000 of them): the slots are
+        # set here rather than through the SourceFile/File/Entry initialisers, whose
+        # xattrs and error go to the record's and the entry's properties anyway
+        self.name = name
+        self.mtime_ns = mtime_ns
+        self.access = None
+        self.source = PakEntrySource(entry, mtime_ns)
 
     @property
     def entry(self) -> PakEntry:
