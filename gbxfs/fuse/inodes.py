@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from typing import Callable
 
 import pyfuse3
 
@@ -62,6 +63,8 @@ class InodeTable:
     def __init__(self, root: Entry, root_mtime_ns: int):
         self.root = Inode(ROOT_INODE, "", root, root_mtime_ns, root.access)
         self._nodes: dict[int, Inode] = {ROOT_INODE: self.root}
+        # called with a folder's node before it gets a new entry (its source changed)
+        self.on_replace: Callable[[Inode], None] | None = None
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -100,6 +103,8 @@ class InodeTable:
                 # a re-listed real directory may have made a new entry for the same path
                 if node.entry is not entry or node.mtime_ns != mtime_ns or node.access != access:
                     node.attrs = None
+                    if node.entry is not entry and node.entry.is_dir and self.on_replace is not None:
+                        self.on_replace(node)
                 node.entry = entry
                 node.mtime_ns = mtime_ns
                 node.access = access
@@ -113,6 +118,13 @@ class InodeTable:
         node.lookups -= count
         if node.lookups <= 0 and inode != ROOT_INODE:
             del self._nodes[inode]
+
+    def children_of(self, node: Inode) -> list[str]:
+        """Names of the nodes directly below `node` that the kernel knows (a scan:
+        only for the rare folder whose source changed)."""
+        prefix = node.path + "/" if node.path else ""
+        return [n.path[len(prefix):] for n in list(self._nodes.values())
+                if n is not node and n.path.startswith(prefix) and "/" not in n.path[len(prefix):]]
 
     def find_path(self, path: str) -> Inode | None:
         if not path:

@@ -100,6 +100,7 @@ class Operations(pyfuse3.Operations):
         super().__init__()
         self.policy = policy or AttrPolicy()
         self.inodes = InodeTable(tree, tree.mtime_ns or 0)
+        self.inodes.on_replace = self._drop_known_children
         self.limiter = trio.CapacityLimiter(threads)
         self._statfs_path = statfs_path
         self._fh = itertools.count(1)
@@ -135,15 +136,33 @@ class Operations(pyfuse3.Operations):
     async def _size(self, entry: Entry) -> int:
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
-    def _attrs(self, node: Inode, size: int) -> pyfuse3.EntryAttributes:
+    def _attrs(self, node: Inode, size: int, in_view: bool | None = None) -> pyfuse3.EntryAttributes:
         """The node's attributes: kept on the node once made when they cannot change
         (attrs.stable), so repeated getattrs, lookups and listings only hand them back."""
         a = node.attrs
         if a is None:
-            a = make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access)
+            if in_view is None:
+                in_view = self._in_view(node)
+            a = make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access, in_view)
             if stable(node.entry):
                 node.attrs = a
         return a
+
+    def _in_view(self, node: Inode) -> bool:
+        """True when the node's folder is not a real one (attrs.AttrPolicy.view_timeout)."""
+        if not node.path:
+            return False
+        parent = self.inodes.find_path(node.parent_path)
+        return parent is not None and not parent.entry.revalidates
+
+    def _drop_known_children(self, node: Inode) -> None:
+        """A folder got a new entry (its source file changed): the kernel may keep the
+        names below it for view_timeout, so tell it to forget them now (a thread of
+        pyfuse3's sends it: never from inside a request). Not serving: nothing to tell."""
+        if pyfuse3.trio_token is None:
+            return
+        for name in self.inodes.children_of(node):
+            pyfuse3.invalidate_entry_async(node.inode, name.encode(FS_ENCODING, FS_ERRORS), ignore_enoent=True)
 
     async def _node_attrs(self, node: Inode) -> pyfuse3.EntryAttributes:
         a = node.attrs
@@ -185,7 +204,7 @@ class Operations(pyfuse3.Operations):
             return self.inodes.remember(path, entry, mtime, known.inode, access).attrs
         size = await self._size(entry)   # before counting a reference: it may fail
         node = self.inodes.remember(path, entry, mtime, access=access)
-        return self._attrs(node, size)
+        return self._attrs(node, size, not parent.entry.revalidates)
 
     async def forget(self, inode_list):
         try:
@@ -241,6 +260,7 @@ class Operations(pyfuse3.Operations):
         table, policy, reply = self.inodes, self.policy, pyfuse3.readdir_reply
         prefix = dirnode.path + "/" if dirnode.path else ""
         dir_mtime, dir_access = dirnode.mtime_ns, dirnode.access
+        in_view = not dirnode.entry.revalidates
         for i, (bname, name, entry) in enumerate(batch):
             if entry is None:   # "." and "..": answered, not counted (the kernel skips them)
                 node = dirnode if name == "." or not dirnode.path else (table.find_path(dirnode.parent_path) or dirnode)
@@ -258,7 +278,7 @@ class Operations(pyfuse3.Operations):
             mtime = entry.mtime_ns if entry.mtime_ns is not None else dir_mtime
             access = entry.access if entry.access is not None else dir_access
             size = sizes[i] if sizes is not None else file_size(entry)
-            attrs = make_attributes(inode, entry, mtime, size, policy, access)
+            attrs = make_attributes(inode, entry, mtime, size, policy, access, in_view)
             if not reply(token, bname, attrs, pos + i + 1):
                 return False
             node = table.remember(path, entry, mtime, inode, access)

@@ -6,12 +6,15 @@ import hashlib
 import os
 
 import pyfuse3
+import pytest
 import trio
 
 from gbxfs.fuse.attrs import AttrPolicy
 from gbxfs.fuse.inodes import path_inode
 from gbxfs.fuse.ops import Operations
+from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.tree.model import Dir, File
+from gbxfs.tree import root
 from gbxfs.tree.root import build_tree
 
 ROOT = pyfuse3.ROOT_INODE
@@ -118,3 +121,55 @@ def test_inode_numbers_are_the_keyed_path_hash():
         want = int.from_bytes(hashlib.blake2b(os.fsencode(path), digest_size=8,
                                               person=b"gbxfs-inode").digest(), "little") & ((1 << 63) - 1)
         assert path_inode(path) == want
+
+
+def _replace_pak(folder, files) -> None:
+    """A new Stuff.pak put in place the way updates do (written aside, renamed over)."""
+    write_packs(folder / "new", {"Stuff": files})
+    os.replace(folder / "new" / "Stuff.pak", folder / "Stuff.pak")
+
+
+def test_inside_a_pak_names_last_longer_and_are_dropped_when_the_pak_changes(tmp_path, monkeypatch):
+    monkeypatch.setattr(root, "RECHECK_SECONDS", 0.0)      # the real folder is checked on every lookup
+    write_packs(tmp_path, {"Stuff": [PakFile("Stuff/a.dat", b"aaa")]})
+    ops = Operations(build_tree(str(tmp_path)), policy=AttrPolicy(entry_timeout=2, attr_timeout=2, view_timeout=77))
+    told: list[tuple] = []
+    monkeypatch.setattr(pyfuse3, "trio_token", object())       # as while serving
+    monkeypatch.setattr(pyfuse3, "invalidate_entry_async", lambda *a, **kw: told.append((a, kw)))
+
+    async def go():
+        pak = await ops.lookup(ROOT, b"Stuff.pak", None)
+        inner = await ops.lookup(pak.st_ino, b"Stuff", None)
+        a = await ops.lookup(inner.st_ino, b"a.dat", None)
+        unchanged = await ops.lookup(ROOT, b"Stuff.pak", None)
+        nothing_yet = list(told)
+        _replace_pak(tmp_path, [PakFile("Stuff/a.dat", b"bbbbbb"), PakFile("Stuff/b.dat", b"c")])
+        changed = await ops.lookup(ROOT, b"Stuff.pak", None)
+        again = await ops.lookup(pak.st_ino, b"Stuff", None)
+        new_a = await ops.lookup(again.st_ino, b"a.dat", None)
+        return pak, inner, a, unchanged, nothing_yet, changed, new_a
+
+    pak, inner, a, unchanged, nothing_yet, changed, new_a = trio.run(go)
+    assert (pak.entry_timeout, pak.attr_timeout) == (2, 2)              # the real folder's entry
+    assert (inner.entry_timeout, inner.attr_timeout, a.attr_timeout) == (77, 77, 77)
+    assert unchanged.st_ino == pak.st_ino and nothing_yet == []
+    assert changed.st_ino == pak.st_ino
+    # the pak's known names, then (its folder found anew by the next lookup) that folder's
+    assert told == [((pak.st_ino, b"Stuff"), {"ignore_enoent": True}),
+                    ((inner.st_ino, b"a.dat"), {"ignore_enoent": True})]
+    assert (a.st_size, new_a.st_size) == (3, 6)
+
+
+def test_not_serving_nothing_is_sent_to_the_kernel(tmp_path, monkeypatch):
+    monkeypatch.setattr(root, "RECHECK_SECONDS", 0.0)
+    write_packs(tmp_path, {"Stuff": [PakFile("Stuff/a.dat", b"aaa")]})
+    ops = _ops(build_tree(str(tmp_path)))
+    monkeypatch.setattr(pyfuse3, "invalidate_entry_async", lambda *a, **kw: pytest.fail("sent while not serving"))
+
+    async def go():
+        pak = await ops.lookup(ROOT, b"Stuff.pak", None)
+        await ops.lookup(pak.st_ino, b"Stuff", None)
+        _replace_pak(tmp_path, [PakFile("Stuff/a.dat", b"bbbbbb")])
+        return await ops.lookup(ROOT, b"Stuff.pak", None)
+
+    assert trio.run(go).st_ino
