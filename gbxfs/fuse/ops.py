@@ -87,6 +87,21 @@ class _DirHandle:
         self.items: list[tuple[bytes, str, Entry | None]] | None = None
 
 
+def _known_sizes(batch) -> list[int] | None:
+    """The sizes of a listing batch's entries (0 for folders, "." and ".."), or None
+    when one of them needs work (attrs.needs_work): one pass, on the event loop."""
+    sizes = []
+    for _, _, e in batch:
+        if e is None or e.is_dir:
+            sizes.append(0)
+        else:
+            hint = e.size_hint()
+            if hint is None:
+                return None
+            sizes.append(hint)
+    return sizes
+
+
 def _valid_name(name: str) -> bool:
     return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
 
@@ -246,14 +261,14 @@ class Operations(pyfuse3.Operations):
         items, pos = h.items, start_id
         while pos < len(items):
             batch = items[pos : pos + _READDIR_BATCH]
-            sizes = None
-            if any(e is not None and needs_work(e) for _, _, e in batch):
+            sizes = _known_sizes(batch)
+            if sizes is None:
                 sizes = await self._work(lambda b=batch: [0 if e is None else file_size(e) for _, _, e in b])
             if not self._reply_entries(h.node, token, batch, pos, sizes):
                 return
             pos += len(batch)
 
-    def _reply_entries(self, dirnode: Inode, token, batch, pos: int, sizes: list[int] | None) -> bool:
+    def _reply_entries(self, dirnode: Inode, token, batch, pos: int, sizes: list[int]) -> bool:
         """readdirplus: each entry with its attributes, counting the reference the kernel
         then holds. False once the kernel's buffer is full. One call per entry of every
         listing (find, ls -R): kept to a hash, a dict look-up and the attributes."""
@@ -277,12 +292,11 @@ class Operations(pyfuse3.Operations):
                 continue
             mtime = entry.mtime_ns if entry.mtime_ns is not None else dir_mtime
             access = entry.access if entry.access is not None else dir_access
-            size = sizes[i] if sizes is not None else file_size(entry)
-            attrs = make_attributes(inode, entry, mtime, size, policy, access, in_view)
+            attrs = make_attributes(inode, entry, mtime, sizes[i], policy, access, in_view)
             if not reply(token, bname, attrs, pos + i + 1):
                 return False
             node = table.remember(path, entry, mtime, inode, access)
-            if node.attrs is None and stable(entry):
+            if node.attrs is None and (not entry.is_dir or stable(entry)):
                 node.attrs = attrs
         return True
 
