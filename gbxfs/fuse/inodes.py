@@ -78,19 +78,13 @@ class InodeTable:
 
     def slot(self, path: str) -> tuple[int, Inode | None]:
         """(the inode number `path` has or would get now, its node if the kernel knows it)."""
-        # path_inode(path) written out: one call per entry of every listing
-        h = _HASH.copy()
-        h.update(path.encode(FS_ENCODING, FS_ERRORS))
-        inode = int.from_bytes(h.digest(), "little") & _MASK
         salt = 0
-        if inode <= ROOT_INODE:
-            inode, salt = path_inode(path, 1), 1
         while True:
+            inode = path_inode(path, salt)
             node = self._nodes.get(inode)
             if node is None or node.path == path:
                 return inode, node
             salt += 1
-            inode = path_inode(path, salt)
 
     def child_path(self, parent: Inode, name: str) -> str:
         return f"{parent.path}/{name}" if parent.path else name
