@@ -111,8 +111,7 @@ def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float,
         took, out = peers._sh("find . | wc -l", str(mp))
         return took, peers._cpu_s(proc.pid) - cpu, out
     finally:
-        subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
-        proc.wait()
+        peers.unmount(proc, mp)
 
 
 def main() -> None:

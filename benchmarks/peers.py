@@ -120,6 +120,16 @@ def build_fifty(folder: Path) -> Path:
     return out
 
 
+def unmount(proc: subprocess.Popen, mp: Path) -> None:
+    """Unmount `mp` and wait for its daemon (killed if it does not end)."""
+    subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
 def first_ls(folder: Path, mp: Path) -> dict:
     """Mount `folder` with gbxfs's defaults, wait until it answers a stat, then time
     the first `ls -l` (wall and daemon CPU)."""
@@ -138,12 +148,7 @@ def first_ls(folder: Path, mp: Path) -> dict:
         took, out = _sh("ls -l . | wc -l", str(mp))
         return {"ls": took, "ls cpu": _cpu_s(proc.pid) - cpu, "lines": int(out)}
     finally:
-        subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
+        unmount(proc, mp)
 
 
 # -- the in-process limit ---------------------------------------------------------
@@ -274,12 +279,7 @@ def measure(name: str, argv: list[str], mp: Path) -> dict:
         res["rss"] = _hwm_kb(proc.pid) / 1024
         return res
     finally:
-        subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
+        unmount(proc, mp)
 
 
 def _cell(v, ref) -> str:

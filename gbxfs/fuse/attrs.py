@@ -43,6 +43,21 @@ def file_size(entry: Entry) -> int:
     return 0
 
 
+def known_sizes(entries) -> list[int] | None:
+    """The sizes of a listing's entries (0 for folders and None, i.e. "." and ".."),
+    or None when one of them needs work (needs_work): one pass, for the event loop."""
+    sizes = []
+    for e in entries:
+        if e is None or e.is_dir:
+            sizes.append(0)
+        else:
+            hint = e.size_hint()
+            if hint is None:
+                return None
+            sizes.append(hint)
+    return sizes
+
+
 def shown_mode(entry: Entry, access: Access | None) -> int:
     """st_mode: the source's permission bits (a file, or a folder made from a file
     with x added where r is set), or read-only defaults for sources without any."""

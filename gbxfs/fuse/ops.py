@@ -18,7 +18,8 @@ from typing import Callable, Mapping, Sequence
 import pyfuse3
 import trio
 
-from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
+from gbxfs.fuse.attrs import (AttrPolicy, BLKSIZE, file_size, known_sizes, make_attributes, needs_work,
+                              negative_entry, stable)
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -85,21 +86,6 @@ class _DirHandle:
         # first readdir, so offsets stay valid for this handle even if the directory
         # is re-listed meanwhile
         self.items: list[tuple[bytes, str, Entry | None]] | None = None
-
-
-def _known_sizes(batch) -> list[int] | None:
-    """The sizes of a listing batch's entries (0 for folders, "." and ".."), or None
-    when one of them needs work (attrs.needs_work): one pass, on the event loop."""
-    sizes = []
-    for _, _, e in batch:
-        if e is None or e.is_dir:
-            sizes.append(0)
-        else:
-            hint = e.size_hint()
-            if hint is None:
-                return None
-            sizes.append(hint)
-    return sizes
 
 
 def _valid_name(name: str) -> bool:
@@ -171,9 +157,8 @@ class Operations(pyfuse3.Operations):
         return parent is not None and not parent.entry.revalidates
 
     def _drop_known_children(self, node: Inode) -> None:
-        """A folder got a new entry (its source file changed): the kernel may keep the
-        names below it for view_timeout, so tell it to forget them now (a thread of
-        pyfuse3's sends it: never from inside a request). Not serving: nothing to tell."""
+        """A folder got a new entry (its file changed): the kernel may keep the names below
+        it for view_timeout, so tell it now (from pyfuse3's notify thread). Not serving: no-op."""
         if pyfuse3.trio_token is None:
             return
         for name in self.inodes.children_of(node):
@@ -261,7 +246,7 @@ class Operations(pyfuse3.Operations):
         items, pos = h.items, start_id
         while pos < len(items):
             batch = items[pos : pos + _READDIR_BATCH]
-            sizes = _known_sizes(batch)
+            sizes = known_sizes(e for _, _, e in batch)
             if sizes is None:
                 sizes = await self._work(lambda b=batch: [0 if e is None else file_size(e) for _, _, e in b])
             if not self._reply_entries(h.node, token, batch, pos, sizes):
