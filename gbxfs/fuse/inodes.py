@@ -101,9 +101,10 @@ class InodeTable:
                 node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns, access)
             else:
                 # a re-listed real directory may have made a new entry for the same path
-                if node.entry is not entry or node.mtime_ns != mtime_ns or node.access != access:
+                old = node.entry
+                if old is not entry or node.mtime_ns != mtime_ns or node.access != access:
                     node.attrs = None
-                    if node.entry is not entry and node.entry.is_dir and self.on_replace is not None:
+                    if old is not entry and old is not None and old.is_dir and self.on_replace is not None:
                         self.on_replace(node)
                 node.entry = entry
                 node.mtime_ns = mtime_ns
