@@ -140,10 +140,7 @@ def _operations(source: str, opts):
         # a single bad file would mount as nothing but its error.txt: say why instead
         # (inside a mounted folder, the same file is a folder holding error.txt)
         return f"cannot be shown as a folder: {why}"
-    # inside paks and GBX folders: the longer view lifetime, unless caching is turned off (0)
-    view = max(opts.timeout, AttrPolicy.view_timeout) if opts.timeout else 0.0
-    policy = AttrPolicy(entry_timeout=opts.timeout, attr_timeout=opts.timeout, negative_timeout=opts.timeout,
-                        view_timeout=view)
+    policy = AttrPolicy(entry_timeout=opts.timeout, attr_timeout=opts.timeout, negative_timeout=opts.timeout)
     statfs_path = source if os.path.isdir(source) else os.path.dirname(source)
     return Operations(tree, policy=policy, threads=opts.threads, statfs_path=statfs_path)
 

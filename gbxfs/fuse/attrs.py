@@ -21,11 +21,6 @@ class AttrPolicy:
     entry_timeout: float = 10.0      # name -> inode
     attr_timeout: float = 10.0       # inode -> attributes
     negative_timeout: float = 10.0   # "no such name"
-    # both, for the entries inside a file shown as a folder (a pak, a GBX): they cannot
-    # change while that file is unchanged, and when it changes the kernel is told to
-    # drop them (ops.py). The real folder's own entries keep the short lifetimes above:
-    # a lookup is when a changed file on disk is noticed.
-    view_timeout: float = 300.0
     uid: int = field(default_factory=os.getuid)
     gid: int = field(default_factory=os.getgid)
 
@@ -70,17 +65,13 @@ def shown_mode(entry: Entry, access: Access | None) -> int:
 
 
 def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: AttrPolicy,
-                    access: Access | None = None, in_view: bool = False) -> pyfuse3.EntryAttributes:
-    """`in_view`: the entry's folder is not a real one (its lifetimes are view_timeout)."""
+                    access: Access | None = None) -> pyfuse3.EntryAttributes:
     # called once per entry a listing shows: only the fields that are not
     # EntryAttributes' zero defaults (generation, st_rdev) are set
     a = pyfuse3.EntryAttributes()
     a.st_ino = inode
-    if in_view:
-        a.entry_timeout = a.attr_timeout = policy.view_timeout
-    else:
-        a.entry_timeout = policy.entry_timeout
-        a.attr_timeout = policy.attr_timeout
+    a.entry_timeout = policy.entry_timeout
+    a.attr_timeout = policy.attr_timeout
     if entry.is_dir:
         a.st_mode = shown_mode(entry, access)
         kids = entry.peek()

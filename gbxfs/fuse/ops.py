@@ -13,6 +13,7 @@ import functools
 import itertools
 import logging
 import os
+import threading
 from typing import Callable, Mapping, Sequence
 
 import pyfuse3
@@ -24,12 +25,13 @@ from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
-from gbxfs.tree.walk import walk
+from gbxfs.tree.walk import NotADir, NotFound, walk
 
 log = logging.getLogger("gbxfs.fuse")
 
 # entries per worker-thread hop when a listing needs sizes computed
 _READDIR_BATCH = 128
+NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
 
 
 def _fail(code: int) -> pyfuse3.FUSEError:
@@ -78,14 +80,14 @@ def _read_only(fn: Callable) -> Callable:
 
 
 class _DirHandle:
-    __slots__ = ("node", "items")
+    __slots__ = ("node", "entry", "items")
 
-    def __init__(self, node: Inode):
+    def __init__(self, node: Inode, entry: Entry):
         self.node = node
-        # (encoded name, name, entry or None for "." and "..") snapshot taken on the
-        # first readdir, so offsets stay valid for this handle even if the directory
-        # is re-listed meanwhile
-        self.items: list[tuple[bytes, str, Entry | None]] | None = None
+        self.entry = entry      # held while the folder is open
+        # (encoded name, name, entry, is_dot) snapshot taken on the first readdir, so offsets
+        # stay valid for this handle even if the directory is re-listed meanwhile
+        self.items: list[tuple[bytes, str, Entry, bool]] | None = None
 
 
 def _valid_name(name: str) -> bool:
@@ -101,12 +103,14 @@ class Operations(pyfuse3.Operations):
         super().__init__()
         self.policy = policy or AttrPolicy()
         self.inodes = InodeTable(tree, tree.mtime_ns or 0)
-        self.inodes.on_replace = self._drop_known_children
         self.limiter = trio.CapacityLimiter(threads)
         self._statfs_path = statfs_path
         self._fh = itertools.count(1)
         self._files: dict[int, File] = {}
         self._dirs: dict[int, _DirHandle] = {}
+        # folder inode -> {inode: name} of its listing, for files held from a listing
+        self._names: dict[int, dict[int, str]] = {}
+        self._names_lock = threading.Lock()
 
     # -- helpers ---------------------------------------------------------
 
@@ -118,6 +122,39 @@ class Operations(pyfuse3.Operations):
         if node is None:  # the kernel never asks for an inode it forgot; be safe anyway
             raise _fail(errno.ESTALE)
         return node
+
+    async def _entry(self, node: Inode) -> Entry:
+        """The node's entry; found again by its path when the tree dropped it
+        (its listing was evicted from the cache: made again, it is the same)."""
+        entry = node.entry
+        if entry is None and node.path is None:    # a file held from a listing: find its name
+            folder = node.folder
+            kids = await self._children(await self._entry(folder))
+            name = await self._work(self._listed_name, folder, kids, node.inode)
+            entry = None if name is None else kids.get(name)
+            if entry is None:       # gone from its folder (a real folder changed)
+                raise _fail(errno.ESTALE)
+            node.path = self.inodes.child_path(folder, name)
+            node.mtime_ns, node.access = _inherit(entry, folder)
+        elif entry is None:
+            try:
+                entry = (await self._work(walk, self.inodes.root.entry, node.path))[-1]
+            except (NotFound, NotADir):
+                raise _fail(errno.ESTALE) from None
+        node.entry = entry
+        return entry
+
+    def _listed_name(self, folder: Inode, kids: Mapping[str, Entry], inode: int) -> str | None:
+        """The name in `kids` (folder's listing) whose path has inode number `inode`;
+        the last few folders' numbers are kept (worker thread)."""
+        names = self._names.get(folder.inode)
+        if names is None or inode not in names:
+            names = {self.inodes.number(self.inodes.child_path(folder, n)): n for n in kids}
+            with self._names_lock:      # worker threads share it
+                self._names[folder.inode] = names
+                while len(self._names) > NAMES_KEPT:
+                    self._names.pop(next(iter(self._names)))
+        return names.get(inode)
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
@@ -137,49 +174,30 @@ class Operations(pyfuse3.Operations):
     async def _size(self, entry: Entry) -> int:
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
-    def _attrs(self, node: Inode, size: int, in_view: bool | None = None) -> pyfuse3.EntryAttributes:
-        """The node's attributes: kept on the node once made when they cannot change
-        (attrs.stable), so repeated getattrs, lookups and listings only hand them back."""
+    def _attrs(self, node: Inode, size: int, entry: Entry) -> pyfuse3.EntryAttributes:
+        """The node's attributes: kept on a node once made when they cannot change
+        (attrs.stable), so repeated getattrs and lookups only hand them back."""
         a = node.attrs
         if a is None:
-            if in_view is None:
-                in_view = self._in_view(node)
-            a = make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access, in_view)
-            if stable(node.entry):
+            a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access)
+            if stable(entry):
                 node.attrs = a
         return a
 
-    def _in_view(self, node: Inode) -> bool:
-        """True when the node's folder is not a real one (attrs.AttrPolicy.view_timeout)."""
-        if not node.path:
-            return False
-        parent = self.inodes.find_path(node.parent_path)
-        return parent is not None and not parent.entry.revalidates
-
-    def _drop_known_children(self, node: Inode) -> None:
-        """A folder got a new entry (its file changed): the kernel may keep the names below
-        it for view_timeout, so tell it now (from pyfuse3's notify thread). Not serving: no-op."""
-        if pyfuse3.trio_token is None:
-            return
-        for name in self.inodes.children_of(node):
-            pyfuse3.invalidate_entry_async(node.inode, name.encode(FS_ENCODING, FS_ERRORS), ignore_enoent=True)
-
-    async def _node_attrs(self, node: Inode) -> pyfuse3.EntryAttributes:
-        a = node.attrs
-        return a if a is not None else self._attrs(node, await self._size(node.entry))
-
-    async def _node_at(self, path: str) -> Inode:
-        """The node for `path`, walking from the root if the kernel does not hold it
-        (only '..' lookups on an exported mount get here). Counts one lookup."""
+    async def _node_at(self, path: str) -> tuple[Inode, Entry]:
+        """The node for `path` and its entry, walking from the root if the kernel
+        does not hold it (only '..' lookups on an exported mount get here).
+        Counts one lookup."""
         node = self.inodes.find_path(path)
         if node is not None:
-            return self.inodes.remember(path, node.entry, node.mtime_ns, node.inode, node.access)
+            entry = await self._entry(node)
+            return self.inodes.remember(path, entry, node.mtime_ns, node.inode, node.access), entry
         chain = await self._work(walk, self.inodes.root.entry, path)
         mtime, access = self.inodes.root.mtime_ns, self.inodes.root.access
         for e in chain:
             mtime = e.mtime_ns if e.mtime_ns is not None else mtime
             access = e.access if e.access is not None else access
-        return self.inodes.remember(path, chain[-1], mtime, access=access)
+        return self.inodes.remember(path, chain[-1], mtime, access=access), chain[-1]
 
     # -- lookups and attributes ------------------------------------------
 
@@ -188,12 +206,13 @@ class Operations(pyfuse3.Operations):
         parent = self._node(parent_inode)
         sname = os.fsdecode(name)
         if sname == ".":
-            node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode, parent.access)
-            return await self._node_attrs(node)
+            entry = await self._entry(parent)
+            node = self.inodes.remember(parent.path, entry, parent.mtime_ns, parent.inode, parent.access)
+            return self._attrs(node, 0, entry)
         if sname == "..":
-            node = await self._node_at(parent.parent_path)
-            return await self._node_attrs(node)
-        entry = await self._child(parent.entry, sname)
+            node, entry = await self._node_at(parent.parent_path)
+            return self._attrs(node, 0, entry)
+        entry = await self._child(await self._entry(parent), sname)
         if entry is None:
             return negative_entry(self.policy)
         path = self.inodes.child_path(parent, sname)
@@ -204,7 +223,7 @@ class Operations(pyfuse3.Operations):
             return self.inodes.remember(path, entry, mtime, known.inode, access).attrs
         size = await self._size(entry)   # before counting a reference: it may fail
         node = self.inodes.remember(path, entry, mtime, access=access)
-        return self._attrs(node, size, not parent.entry.revalidates)
+        return self._attrs(node, size, entry)
 
     async def forget(self, inode_list):
         try:
@@ -215,17 +234,22 @@ class Operations(pyfuse3.Operations):
 
     @handler
     async def getattr(self, inode, ctx=None):
-        return await self._node_attrs(self._node(inode))
+        node = self._node(inode)
+        if node.attrs is not None:      # kept: no entry needed (it may have to be found again)
+            return node.attrs
+        entry = await self._entry(node)
+        return self._attrs(node, await self._size(entry), entry)
 
     # -- directories -----------------------------------------------------
 
     @handler
     async def opendir(self, inode, ctx=None):
         node = self._node(inode)
-        if not isinstance(node.entry, Dir):
+        entry = await self._entry(node)
+        if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
         fh = next(self._fh)
-        self._dirs[fh] = _DirHandle(node)
+        self._dirs[fh] = _DirHandle(node, entry)
         return fh
 
     @handler
@@ -234,56 +258,41 @@ class Operations(pyfuse3.Operations):
         if h is None:
             raise _fail(errno.EBADF)
         if h.items is None:
-            kids = await self._children(h.node.entry)
-            items: list[tuple[bytes, str, Entry | None]] = [(b".", ".", None), (b"..", "..", None)]
+            kids = await self._children(h.entry)
+            parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
+            items = [(b".", ".", h.entry, True), (b"..", "..", (parent and parent.entry) or h.entry, True)]
             for name, entry in list(kids.items()):
                 if _valid_name(name):
-                    items.append((name.encode(FS_ENCODING, FS_ERRORS), name, entry))
+                    items.append((name.encode(FS_ENCODING, FS_ERRORS), name, entry, False))
                 else:
                     log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
             h.items = items
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
-        items, pos = h.items, start_id
-        while pos < len(items):
-            batch = items[pos : pos + _READDIR_BATCH]
-            sizes = known_sizes(e for _, _, e in batch)
+        pos = start_id
+        while pos < len(h.items):
+            batch = h.items[pos : pos + _READDIR_BATCH]
+            sizes = known_sizes(e for _, _, e, _ in batch)
             if sizes is None:
-                sizes = await self._work(lambda b=batch: [0 if e is None else file_size(e) for _, _, e in b])
-            if not self._reply_entries(h.node, token, batch, pos, sizes):
-                return
-            pos += len(batch)
+                sizes = await self._work(lambda b=batch: [file_size(e) for _, _, e, _ in b])
+            for (bname, name, entry, is_dot), size in zip(batch, sizes):
+                attrs, path, mtime, access = self._listing_attrs(h.node, name, entry, is_dot, size)
+                if not pyfuse3.readdir_reply(token, bname, attrs, pos + 1):
+                    return
+                if not is_dot:  # the kernel now holds a reference (readdirplus)
+                    self.inodes.remember_listed(h.node, path, entry, mtime, attrs.st_ino, access)
+                pos += 1
 
-    def _reply_entries(self, dirnode: Inode, token, batch, pos: int, sizes: list[int]) -> bool:
-        """readdirplus: each entry with its attributes, counting the reference the kernel
-        then holds. False once the kernel's buffer is full. One call per entry of every
-        listing (find, ls -R): kept to a hash, a dict look-up and the attributes."""
-        table, policy, reply = self.inodes, self.policy, pyfuse3.readdir_reply
-        prefix = dirnode.path + "/" if dirnode.path else ""
-        dir_mtime, dir_access = dirnode.mtime_ns, dirnode.access
-        in_view = not dirnode.entry.revalidates
-        for i, (bname, name, entry) in enumerate(batch):
-            if entry is None:   # "." and "..": answered, not counted (the kernel skips them)
-                node = dirnode if name == "." or not dirnode.path else (table.find_path(dirnode.parent_path) or dirnode)
-                if not reply(token, bname, self._attrs(node, 0), pos + i + 1):
-                    return False
-                continue
-            path = prefix + name
-            inode, node = table.slot(path)
-            if node is not None and node.entry is entry and node.attrs is not None:
-                attrs = node.attrs
-                if not reply(token, bname, attrs, pos + i + 1):
-                    return False
-                node.lookups += 1
-                continue
-            mtime = entry.mtime_ns if entry.mtime_ns is not None else dir_mtime
-            access = entry.access if entry.access is not None else dir_access
-            attrs = make_attributes(inode, entry, mtime, sizes[i], policy, access, in_view)
-            if not reply(token, bname, attrs, pos + i + 1):
-                return False
-            node = table.remember(path, entry, mtime, inode, access)
-            if node.attrs is None and (not entry.is_dir or stable(entry)):
-                node.attrs = attrs
-        return True
+    def _listing_attrs(self, dirnode: Inode, name: str, entry: Entry, is_dot: bool, size: int):
+        if is_dot:
+            if name == "." or not dirnode.path:
+                node = dirnode
+            else:
+                node = self.inodes.find_path(dirnode.parent_path) or dirnode
+            return self._attrs(node, 0, entry), node.path, node.mtime_ns, node.access
+        path = self.inodes.child_path(dirnode, name)
+        mtime, access = _inherit(entry, dirnode)
+        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy, access)
+        return attrs, path, mtime, access
 
     @handler
     async def releasedir(self, fh):
@@ -297,18 +306,19 @@ class Operations(pyfuse3.Operations):
     @handler
     async def open(self, inode, flags, ctx=None):
         node = self._node(inode)
-        if isinstance(node.entry, Dir):
+        entry = await self._entry(node)
+        if isinstance(entry, Dir):
             raise _fail(errno.EISDIR)
         if flags & os.O_ACCMODE != os.O_RDONLY:
             raise _fail(errno.EROFS)
         fh = next(self._fh)
-        self._files[fh] = node.entry
+        self._files[fh] = entry
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
         parent = self.inodes.find_path(node.parent_path) if node.path else None
         folder = parent.entry if parent is not None else None
-        if isinstance(folder, Dir) and folder.wants_read_ahead(node.entry.name):
-            await self._work(folder.read_ahead, node.entry.name)
+        if isinstance(folder, Dir) and folder.wants_read_ahead(entry.name):
+            await self._work(folder.read_ahead, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 
@@ -363,7 +373,7 @@ class Operations(pyfuse3.Operations):
     # -- extended attributes ---------------------------------------------
 
     async def _xattrs(self, node: Inode, name: str | None) -> dict[str, bytes]:
-        entry = node.entry
+        entry = await self._entry(node)
         # a view's folder gets its attributes (class id, error) when the view opens;
         # open it for user.* questions only: ls -l asks for security.* and system.*
         # on every entry and must not decrypt every pak in a folder

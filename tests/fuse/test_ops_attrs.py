@@ -1,20 +1,17 @@
-"""Attributes kept per inode (fuse/ops.py, fuse/attrs.py `stable`): answered again
-without recomputing while they cannot change, made anew when they can."""
+"""Attributes kept per inode node (fuse/ops.py, fuse/attrs.py `stable`): answered
+again without recomputing while they cannot change, made anew when they can."""
 from __future__ import annotations
 
 import hashlib
 import os
 
 import pyfuse3
-import pytest
 import trio
 
 from gbxfs.fuse.attrs import AttrPolicy
 from gbxfs.fuse.inodes import path_inode
 from gbxfs.fuse.ops import Operations
-from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.tree.model import Dir, File
-from gbxfs.tree import root
 from gbxfs.tree.root import build_tree
 
 ROOT = pyfuse3.ROOT_INODE
@@ -89,7 +86,7 @@ def test_a_changed_real_file_gets_new_attributes(tmp_path):
     assert b.st_ino == a.st_ino and b.st_size == after.st_size == 10
 
 
-def test_listing_entries_answer_getattr_with_the_listed_attributes(tmp_path, monkeypatch):
+def test_listed_entries_answer_getattr_like_the_listing(tmp_path, monkeypatch):
     (tmp_path / "d").mkdir()
     for i in range(5):
         (tmp_path / "d" / f"f{i}").write_bytes(b"x" * i)
@@ -99,7 +96,7 @@ def test_listing_entries_answer_getattr_with_the_listed_attributes(tmp_path, mon
 
     async def go():
         d = await ops.lookup(ROOT, b"d", None)
-        for _ in range(2):                   # listed twice: the second answers the kept attributes
+        for _ in range(2):                   # listed twice: each listing counts a reference
             got.clear()
             fh = await ops.opendir(d.st_ino, None)
             await ops.readdir(fh, 0, None)
@@ -109,8 +106,8 @@ def test_listing_entries_answer_getattr_with_the_listed_attributes(tmp_path, mon
     answered = trio.run(go)
     assert sorted(answered) == [f"f{i}".encode() for i in range(5)]
     for name, a in answered.items():
-        assert a.st_size == int(name[1:]) and a is got[name]
-        assert a.st_ino == path_inode("d/" + name.decode())
+        assert a.st_size == got[name].st_size == int(name[1:])
+        assert a.st_ino == got[name].st_ino == path_inode("d/" + name.decode())
     # the first readdirplus and the second each counted one kernel reference
     assert all(ops.inodes.get(a.st_ino).lookups == 2 for a in answered.values())
 
@@ -121,55 +118,3 @@ def test_inode_numbers_are_the_keyed_path_hash():
         want = int.from_bytes(hashlib.blake2b(os.fsencode(path), digest_size=8,
                                               person=b"gbxfs-inode").digest(), "little") & ((1 << 63) - 1)
         assert path_inode(path) == want
-
-
-def _replace_pak(folder, files) -> None:
-    """A new Stuff.pak put in place the way updates do (written aside, renamed over)."""
-    write_packs(folder / "new", {"Stuff": files})
-    os.replace(folder / "new" / "Stuff.pak", folder / "Stuff.pak")
-
-
-def test_inside_a_pak_names_last_longer_and_are_dropped_when_the_pak_changes(tmp_path, monkeypatch):
-    monkeypatch.setattr(root, "RECHECK_SECONDS", 0.0)      # the real folder is checked on every lookup
-    write_packs(tmp_path, {"Stuff": [PakFile("Stuff/a.dat", b"aaa")]})
-    ops = Operations(build_tree(str(tmp_path)), policy=AttrPolicy(entry_timeout=2, attr_timeout=2, view_timeout=77))
-    told: list[tuple] = []
-    monkeypatch.setattr(pyfuse3, "trio_token", object())       # as while serving
-    monkeypatch.setattr(pyfuse3, "invalidate_entry_async", lambda *a, **kw: told.append((a, kw)))
-
-    async def go():
-        pak = await ops.lookup(ROOT, b"Stuff.pak", None)
-        inner = await ops.lookup(pak.st_ino, b"Stuff", None)
-        a = await ops.lookup(inner.st_ino, b"a.dat", None)
-        unchanged = await ops.lookup(ROOT, b"Stuff.pak", None)
-        nothing_yet = list(told)
-        _replace_pak(tmp_path, [PakFile("Stuff/a.dat", b"bbbbbb"), PakFile("Stuff/b.dat", b"c")])
-        changed = await ops.lookup(ROOT, b"Stuff.pak", None)
-        again = await ops.lookup(pak.st_ino, b"Stuff", None)
-        new_a = await ops.lookup(again.st_ino, b"a.dat", None)
-        return pak, inner, a, unchanged, nothing_yet, changed, new_a
-
-    pak, inner, a, unchanged, nothing_yet, changed, new_a = trio.run(go)
-    assert (pak.entry_timeout, pak.attr_timeout) == (2, 2)              # the real folder's entry
-    assert (inner.entry_timeout, inner.attr_timeout, a.attr_timeout) == (77, 77, 77)
-    assert unchanged.st_ino == pak.st_ino and nothing_yet == []
-    assert changed.st_ino == pak.st_ino
-    # the pak's known names, then (its folder found anew by the next lookup) that folder's
-    assert told == [((pak.st_ino, b"Stuff"), {"ignore_enoent": True}),
-                    ((inner.st_ino, b"a.dat"), {"ignore_enoent": True})]
-    assert (a.st_size, new_a.st_size) == (3, 6)
-
-
-def test_not_serving_nothing_is_sent_to_the_kernel(tmp_path, monkeypatch):
-    monkeypatch.setattr(root, "RECHECK_SECONDS", 0.0)
-    write_packs(tmp_path, {"Stuff": [PakFile("Stuff/a.dat", b"aaa")]})
-    ops = _ops(build_tree(str(tmp_path)))
-    monkeypatch.setattr(pyfuse3, "invalidate_entry_async", lambda *a, **kw: pytest.fail("sent while not serving"))
-
-    async def go():
-        pak = await ops.lookup(ROOT, b"Stuff.pak", None)
-        await ops.lookup(pak.st_ino, b"Stuff", None)
-        _replace_pak(tmp_path, [PakFile("Stuff/a.dat", b"bbbbbb")])
-        return await ops.lookup(ROOT, b"Stuff.pak", None)
-
-    assert trio.run(go).st_ino
