@@ -262,6 +262,12 @@ class PakFolder(Dir):
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
 
+    def child(self, name: str) -> Entry | None:
+        # a lookup needs no scan of every file's error: only error.txt does
+        if name == ERROR_NAME:
+            return self.children().get(name)
+        return self._listing().get(name)
+
     def loaded(self) -> bool:
         # kept until the next children() call (the FUSE layer then lists on the event loop)
         kids = self._tree.ctx.cache.get(self._key)
