@@ -21,7 +21,7 @@ about 340 for a node with its path).
 from __future__ import annotations
 
 import hashlib
-import os
+import sys
 import weakref
 
 import pyfuse3
@@ -34,7 +34,7 @@ _MASK = (1 << 63) - 1
 
 
 class Inode:
-    __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder")
+    __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder", "attrs")
 
     def __init__(self, inode: int, path: str | None, entry: Entry | None, mtime_ns: int,
                  access: Access | None = None, folder: "Inode | None" = None):
@@ -46,6 +46,7 @@ class Inode:
         self.lookups = 0
         self.leaves = 0             # listed files held compactly (fuse/leaves.py) in this folder
         self.folder = folder        # a listed file's folder (its node made for one request)
+        self.attrs = None           # the entry's finished EntryAttributes, when they are stable
 
     @property
     def entry(self) -> Entry | None:
@@ -68,12 +69,19 @@ def _none() -> None:
     return None
 
 
+# the keyed hash's initial state, copied per path (cheaper than a new blake2b each time)
+_HASH = hashlib.blake2b(digest_size=8, person=b"gbxfs-inode")
+# os.fsencode's encoding, without its per-call look-ups (a hash per listed entry)
+FS_ENCODING, FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
+
 def path_inode(path: str, salt: int = 0) -> int:
     """The inode number for a path below the root (never 0 or the root's)."""
-    data = os.fsencode(path)
+    h = _HASH.copy()
+    h.update(path.encode(FS_ENCODING, FS_ERRORS))
     if salt:
-        data += b"\0" + str(salt).encode()
-    n = int.from_bytes(hashlib.blake2b(data, digest_size=8, person=b"gbxfs-inode").digest(), "little") & _MASK
+        h.update(b"\0" + str(salt).encode())
+    n = int.from_bytes(h.digest(), "little") & _MASK
     return n if n > ROOT_INODE else path_inode(path, salt + 1)
 
 
@@ -141,6 +149,8 @@ class InodeTable:
                     self._unleaf(leaf[0])
             else:
                 # a re-listed real directory may have made a new entry for the same path
+                if node.entry is not entry or node.mtime_ns != mtime_ns or node.access != access:
+                    node.attrs = None
                 node.entry = entry
                 node.mtime_ns = mtime_ns
                 node.access = access

@@ -19,8 +19,9 @@ from typing import Callable, Mapping, Sequence
 import pyfuse3
 import trio
 
-from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry
-from gbxfs.fuse.inodes import InodeTable, Inode
+from gbxfs.fuse.attrs import (AttrPolicy, BLKSIZE, file_size, known_sizes, make_attributes, needs_work,
+                              negative_entry, stable)
+from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
@@ -87,9 +88,9 @@ class _DirHandle:
     def __init__(self, node: Inode, entry: Entry):
         self.node = node
         self.entry = entry      # held while the folder is open
-        # (name, entry, is_dot) snapshot taken on the first readdir, so offsets
+        # (encoded name, name, entry, is_dot) snapshot taken on the first readdir, so offsets
         # stay valid for this handle even if the directory is re-listed meanwhile
-        self.items: list[tuple[str, Entry, bool]] | None = None
+        self.items: list[tuple[bytes, str, Entry, bool]] | None = None
 
 
 def _valid_name(name: str) -> bool:
@@ -190,7 +191,14 @@ class Operations(pyfuse3.Operations):
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
     def _attrs(self, node: Inode, size: int, entry: Entry) -> pyfuse3.EntryAttributes:
-        return make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access)
+        """The node's attributes: kept on a node once made when they cannot change
+        (attrs.stable), so repeated getattrs and lookups only hand them back."""
+        a = node.attrs
+        if a is None:
+            a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access)
+            if stable(entry):
+                node.attrs = a
+        return a
 
     async def _node_at(self, path: str) -> tuple[Inode, Entry]:
         """The node for `path` and its entry, walking from the root if the kernel
@@ -223,9 +231,13 @@ class Operations(pyfuse3.Operations):
         entry = await self._child(await self._entry(parent), sname)
         if entry is None:
             return negative_entry(self.policy)
-        size = await self._size(entry)
         path = self.inodes.child_path(parent, sname)
         mtime, access = _inherit(entry, parent)
+        known = self.inodes.find_path(path)
+        if (known is not None and known.attrs is not None and known.entry is entry
+                and known.mtime_ns == mtime and known.access == access):
+            return self.inodes.remember(path, entry, mtime, known.inode, access).attrs
+        size = await self._size(entry)   # before counting a reference: it may fail
         node = self.inodes.remember(path, entry, mtime, access=access)
         return self._attrs(node, size, entry)
 
@@ -239,6 +251,8 @@ class Operations(pyfuse3.Operations):
     @handler
     async def getattr(self, inode, ctx=None):
         node = self._node(inode)
+        if node.attrs is not None:      # kept: no entry needed (it may have to be found again)
+            return node.attrs
         entry = await self._entry(node)
         return self._attrs(node, await self._size(entry), entry)
 
@@ -262,10 +276,10 @@ class Operations(pyfuse3.Operations):
         if h.items is None:
             kids = await self._children(h.entry)
             parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
-            items = [(".", h.entry, True), ("..", (parent and parent.entry) or h.entry, True)]
+            items = [(b".", ".", h.entry, True), (b"..", "..", (parent and parent.entry) or h.entry, True)]
             for name, entry in list(kids.items()):
                 if _valid_name(name):
-                    items.append((name, entry, False))
+                    items.append((name.encode(FS_ENCODING, FS_ERRORS), name, entry, False))
                 else:
                     log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
             h.items = items
@@ -273,13 +287,12 @@ class Operations(pyfuse3.Operations):
         pos = start_id
         while pos < len(h.items):
             batch = h.items[pos : pos + _READDIR_BATCH]
-            if any(needs_work(e) for _, e, _ in batch):
-                sizes = await self._work(lambda b=batch: [file_size(e) for _, e, _ in b])
-            else:
-                sizes = [file_size(e) for _, e, _ in batch]
-            for (name, entry, is_dot), size in zip(batch, sizes):
+            sizes = known_sizes(e for _, _, e, _ in batch)
+            if sizes is None:
+                sizes = await self._work(lambda b=batch: [file_size(e) for _, _, e, _ in b])
+            for (bname, name, entry, is_dot), size in zip(batch, sizes):
                 attrs, path, mtime, access = self._listing_attrs(h.node, name, entry, is_dot, size)
-                if not pyfuse3.readdir_reply(token, os.fsencode(name), attrs, pos + 1):
+                if not pyfuse3.readdir_reply(token, bname, attrs, pos + 1):
                     return
                 if not is_dot:  # the kernel now holds a reference (readdirplus)
                     self.inodes.remember_listed(h.node, path, entry, mtime, attrs.st_ino, access)

@@ -179,3 +179,21 @@ def test_a_listed_entry_costs_what_the_cache_is_told(tmp_path):
     assert n > 2000
     assert kept <= ctx.cache.current_bytes - cached
     assert kept / n <= LISTED_ENTRY_COST
+
+
+def test_lookup_finds_a_file_without_scanning_its_siblings(tmp_path, monkeypatch):
+    """A lookup answers from the listing: only error.txt needs every file's error."""
+    from gbxfs.tree.pak import entries
+    pak, _ = _mount(tmp_path, 64 << 20)
+    folder = pak.children()["Data"].children()["G000"].children()["F00"]
+    kids = folder.children()
+    scanned = []
+    real = entries._pak_entry
+    monkeypatch.setattr(entries, "_pak_entry", lambda e: scanned.append(e) or real(e))
+    for name, entry in kids.items():
+        if name != "error.txt":
+            assert folder.child(name) is entry
+    assert folder.child("no such file") is None
+    assert scanned == []
+    found = folder.child("error.txt")
+    assert (found is None) == ("error.txt" not in kids)

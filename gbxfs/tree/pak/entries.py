@@ -74,8 +74,14 @@ class PakEntryFile(SourceFile):
 
     __slots__ = ()
 
-    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int, **kw):
-        super().__init__(name, PakEntrySource(entry, mtime_ns), **kw)
+    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int):
+        # one per file a pak folder lists (find makes 30,000 of them): the slots are
+        # set here rather than through the SourceFile/File/Entry initialisers, whose
+        # xattrs and error go to the record's and the entry's properties anyway
+        self.name = name
+        self.mtime_ns = mtime_ns
+        self.access = None
+        self.source = PakEntrySource(entry, mtime_ns)
 
     @property
     def entry(self) -> PakEntry:
@@ -277,6 +283,12 @@ class PakFolder(Dir):
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
+
+    def child(self, name: str) -> Entry | None:
+        # a lookup needs no scan of every file's error: only error.txt does
+        if name == ERROR_NAME:
+            return self.children().get(name)
+        return self._listing().get(name)
 
     def loaded(self) -> bool:
         # kept until the next children() call (the FUSE layer then lists on the event loop)
