@@ -9,18 +9,18 @@ and logs it, so one bad file never takes the mount down.
 from __future__ import annotations
 
 import errno
-import functools
 import itertools
 import logging
 import os
 import threading
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import pyfuse3
 import trio
 
 from gbxfs.fuse.attrs import (AttrPolicy, BLKSIZE, file_size, known_sizes, make_attributes, needs_work,
                               negative_entry, stable)
+from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -37,49 +37,11 @@ _READDIR_BATCH = 128
 NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
 
 
-def _fail(code: int) -> pyfuse3.FUSEError:
-    return pyfuse3.FUSEError(code)
-
-
-def handler(fn: Callable) -> Callable:
-    """FUSEError passes; an OSError keeps its errno (real files: EACCES, ...);
-    anything else is a bug in some view: logged, answered with EIO."""
-    name = fn.__name__
-
-    @functools.wraps(fn)
-    async def guarded(self, *args):
-        if log.isEnabledFor(logging.DEBUG):   # -d: every request, as it arrives
-            log.debug("%s%s", name, _brief(args))
-        try:
-            return await fn(self, *args)
-        except pyfuse3.FUSEError:
-            raise
-        except OSError as e:
-            log.warning("%s%s: %s", fn.__name__, _brief(args), e)
-            raise _fail(e.errno or errno.EIO) from None
-        except Exception as e:
-            log_failure(log, e, "%s%s failed", fn.__name__, _brief(args))
-            raise _fail(errno.EIO) from None
-    return guarded
-
-
 def _inherit(entry: Entry, parent: Inode):
     """An entry's mtime and access: its own, else its parent's (views show the
     mtime and the permissions of the file they come from)."""
     return (entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns,
             entry.access if entry.access is not None else parent.access)
-
-
-def _brief(args: Sequence) -> str:
-    return "(" + ", ".join(repr(a) for a in args if isinstance(a, (int, bytes, str))) + ")"
-
-
-def _read_only(fn: Callable) -> Callable:
-    @functools.wraps(fn)
-    async def refuse(self, *args, **kw):
-        log.debug("%s%s: read-only", fn.__name__, _brief(args))
-        raise _fail(errno.EROFS)
-    return refuse
 
 
 class _DirHandle:
@@ -131,7 +93,7 @@ class Operations(pyfuse3.Operations):
     def _node(self, inode: int) -> Inode:
         node = self.inodes.get(inode)
         if node is None:  # the kernel never asks for an inode it forgot; be safe anyway
-            raise _fail(errno.ESTALE)
+            raise fail(errno.ESTALE)
         return node
 
     async def _entry(self, node: Inode) -> Entry:
@@ -149,14 +111,14 @@ class Operations(pyfuse3.Operations):
                 name = await self._work(self._listed_name, folder, kids, node.inode)
             entry = None if name is None else kids.get(name)
             if entry is None:       # gone from its folder (a real folder changed)
-                raise _fail(errno.ESTALE)
+                raise fail(errno.ESTALE)
             node.path = self.inodes.child_path(folder, name)
             node.mtime_ns, node.access = _inherit(entry, folder)
         elif entry is None:
             try:
                 entry = (await self._work(walk, self.inodes.root.entry, node.path))[-1]
             except (NotFound, NotADir):
-                raise _fail(errno.ESTALE) from None
+                raise fail(errno.ESTALE) from None
         node.entry = entry
         return entry
 
@@ -174,7 +136,7 @@ class Operations(pyfuse3.Operations):
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
-            raise _fail(errno.ENOTDIR)
+            raise fail(errno.ENOTDIR)
         if entry.loaded() or entry.lists_from_memory:
             return entry.children()
         return await self._work(entry.children)
@@ -182,7 +144,7 @@ class Operations(pyfuse3.Operations):
     async def _child(self, entry: Entry, name: str) -> Entry | None:
         """What a lookup finds: a real folder re-checks the file on disk first."""
         if not isinstance(entry, Dir):
-            raise _fail(errno.ENOTDIR)
+            raise fail(errno.ENOTDIR)
         if (entry.loaded() or entry.lists_from_memory) and not entry.revalidates:
             return entry.child(name)
         return await self._work(entry.child, name)
@@ -263,7 +225,7 @@ class Operations(pyfuse3.Operations):
         node = self._node(inode)
         entry = await self._entry(node)
         if not isinstance(entry, Dir):
-            raise _fail(errno.ENOTDIR)
+            raise fail(errno.ENOTDIR)
         fh = next(self._fh)
         self._dirs[fh] = _DirHandle(node, entry)
         return fh
@@ -272,7 +234,7 @@ class Operations(pyfuse3.Operations):
     async def readdir(self, fh, start_id, token):
         h = self._dirs.get(fh)
         if h is None:
-            raise _fail(errno.EBADF)
+            raise fail(errno.EBADF)
         if h.items is None:
             kids = await self._children(h.entry)
             parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
@@ -324,9 +286,9 @@ class Operations(pyfuse3.Operations):
         node = self._node(inode)
         entry = await self._entry(node)
         if isinstance(entry, Dir):
-            raise _fail(errno.EISDIR)
+            raise fail(errno.EISDIR)
         if flags & os.O_ACCMODE != os.O_RDONLY:
-            raise _fail(errno.EROFS)
+            raise fail(errno.EROFS)
         fh = next(self._fh)
         self._files[fh] = entry
         # an archive folder may read the entry and its next ones ahead in one
@@ -346,10 +308,10 @@ class Operations(pyfuse3.Operations):
     async def read(self, fh, off, size):
         entry = self._files.get(fh)
         if entry is None:
-            raise _fail(errno.EBADF)
+            raise fail(errno.EBADF)
         if entry.error:
             log.debug("read of %s refused: %s", entry.name, entry.error)
-            raise _fail(errno.EIO)
+            raise fail(errno.EIO)
         data = entry.read_nowait(off, size)
         if data is None:
             data = await self._work(entry.read, off, size)
@@ -366,7 +328,7 @@ class Operations(pyfuse3.Operations):
     async def flush(self, fh):
         # nothing to flush, ever: ENOSYS makes the kernel stop sending FLUSH on
         # every close (one round trip per file opened, for nothing)
-        raise _fail(errno.ENOSYS)
+        raise fail(errno.ENOSYS)
 
     async def fsync(self, fh, datasync):
         pass
@@ -413,7 +375,7 @@ class Operations(pyfuse3.Operations):
         sname = os.fsdecode(name)
         value = (await self._xattrs(self._node(inode), sname)).get(sname)
         if value is None:
-            raise _fail(pyfuse3.ENOATTR)
+            raise fail(pyfuse3.ENOATTR)
         return value
 
     @handler
@@ -422,15 +384,15 @@ class Operations(pyfuse3.Operations):
 
     # -- everything that would write -------------------------------------
 
-    setattr = _read_only(pyfuse3.Operations.setattr)
-    mknod = _read_only(pyfuse3.Operations.mknod)
-    mkdir = _read_only(pyfuse3.Operations.mkdir)
-    unlink = _read_only(pyfuse3.Operations.unlink)
-    rmdir = _read_only(pyfuse3.Operations.rmdir)
-    symlink = _read_only(pyfuse3.Operations.symlink)
-    rename = _read_only(pyfuse3.Operations.rename)
-    link = _read_only(pyfuse3.Operations.link)
-    create = _read_only(pyfuse3.Operations.create)
-    write = _read_only(pyfuse3.Operations.write)
-    setxattr = _read_only(pyfuse3.Operations.setxattr)
-    removexattr = _read_only(pyfuse3.Operations.removexattr)
+    setattr = read_only(pyfuse3.Operations.setattr)
+    mknod = read_only(pyfuse3.Operations.mknod)
+    mkdir = read_only(pyfuse3.Operations.mkdir)
+    unlink = read_only(pyfuse3.Operations.unlink)
+    rmdir = read_only(pyfuse3.Operations.rmdir)
+    symlink = read_only(pyfuse3.Operations.symlink)
+    rename = read_only(pyfuse3.Operations.rename)
+    link = read_only(pyfuse3.Operations.link)
+    create = read_only(pyfuse3.Operations.create)
+    write = read_only(pyfuse3.Operations.write)
+    setxattr = read_only(pyfuse3.Operations.setxattr)
+    removexattr = read_only(pyfuse3.Operations.removexattr)
