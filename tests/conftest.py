@@ -21,3 +21,10 @@ def corpus() -> Path:
 def shared() -> Path:
     require_corpus()
     return SHARED
+
+
+def pytest_collection_modifyitems(items):
+    """Tests marked `long` (a large share of the suite's time each) run first:
+    with scripts/test's two workers one of them starts on the long module while
+    the other takes the rest, instead of one worker finishing it alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)   # stable: the rest keeps its order

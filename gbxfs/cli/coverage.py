@@ -22,6 +22,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from gbxfs.cli import coverage_chunks
 from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
@@ -35,6 +36,7 @@ KIND_BY_CLASS = {classdb.class_id(name): kind for name, kind in (
     ("CGameCtnChallenge", "map"), ("CGameCtnReplayRecord", "replay"), ("CGameCtnGhost", "ghost"),
     ("CGameItemModel", "item"))}
 MAX_FILE = 512 << 20        # parse needs the whole file in memory
+Parse = Callable[[str, bytes], gbx.Gbx]     # (path relative to DIR, its bytes) -> parse
 
 
 @dataclass
@@ -55,15 +57,16 @@ def _manifest(root: Path) -> dict[str, dict[str, str]]:
 
 
 def examine(data: bytes, rel: str, row: dict[str, str] | None,
-            proofs: ChunkProofs | None = None) -> Entry | None:
+            proofs: ChunkProofs | None = None, parse: Parse | None = None) -> Entry | None:
     """One file's entry, or None when it is not a GBX file. `proofs` (if given)
-    counts the chunk declarations the file uses."""
+    counts the chunk declarations the file uses; `parse(rel, data)` (if given)
+    stands for gbx.parse(data)."""
     if data[:3] != b"GBX":
         return None
     kind = row["kind"] if row and row.get("kind") in KINDS else None
     gen = generation.from_note(row.get("notes", "")) if row else None
     try:
-        g = gbx.parse(data)
+        g = parse(rel, data) if parse is not None else gbx.parse(data)
     except GbxError as e:
         return Entry(rel, kind or "other", gen or "unknown", "failed", str(e))
     if proofs is not None:
@@ -73,9 +76,11 @@ def examine(data: bytes, rel: str, row: dict[str, str] | None,
     return Entry(rel, kind, gen, g.body.status, str(g.body.error) if g.body.error else None)
 
 
-def scan(root: Path, proofs: ChunkProofs | None = None) -> list[Entry]:
+def scan(root: Path, proofs: ChunkProofs | None = None, parse: Parse | None = None) -> list[Entry]:
     """Entries of every GBX file under `root` (sorted by path); `proofs` (if given)
-    counts their chunk declarations (call its finish() afterwards)."""
+    counts their chunk declarations (call its finish() afterwards). `parse(rel,
+    data)` (if given) stands for gbx.parse(data): the tests share one parse per
+    corpus file this way."""
     manifest = _manifest(root)
     out = []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
@@ -87,7 +92,7 @@ def scan(root: Path, proofs: ChunkProofs | None = None) -> list[Entry]:
         with path.open("rb") as f:
             if f.read(3) != b"GBX":
                 continue
-        entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs)
+        entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs, parse)
         if entry is not None:
             out.append(entry)
     return out

@@ -16,7 +16,7 @@ from robust_walk import deadline, walk_tree
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.root import build_tree
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.corpus, pytest.mark.long]
 
 
 def flat_name(path: str) -> str:

@@ -3,6 +3,7 @@ must live in the byte-bounded cache they are given, so that emptying the cache
 frees it. Synthetic paks (no corpus); measured with tracemalloc."""
 from __future__ import annotations
 
+import functools
 import random
 
 from memtrace import MiB, Traced, flush
@@ -22,9 +23,11 @@ def _open(pak: bytes, cache) -> PakArchive:
     return PakArchive(lambda o, n: pak[o:o + n], len(pak), KEY, cache=cache)
 
 
+@functools.lru_cache(maxsize=1)
 def _metadata_pak() -> bytes:
     """16 GBX files whose headers carry 1 MiB of user data each: a 16 MiB
-    metadata section (random bytes, so the pak itself stays the same size)."""
+    metadata section (random bytes, so the pak itself stays the same size).
+    Built once for the two tests that read it (bytes: nothing can change it)."""
     files = [PakFile(f"Meta/F{i}.Clip.Gbx",
                      build_gbx(0x03079000, node_body([]), header_chunks=[(0x03079002, random.Random(21).randbytes(MiB))]))
              for i in range(16)]

@@ -2,8 +2,8 @@
 (docs/formats/mount.md, "Text files"), so `grep -r authorTime` finds answers."""
 from __future__ import annotations
 
-import json
 import struct
+from json.encoder import encode_basestring   # what json.dumps(s, ensure_ascii=False) does to a str
 from typing import Any
 
 from .model import Labeled, NodeRef
@@ -12,16 +12,36 @@ INDENT = "  "
 INLINE_LIST = 16        # lists of plain numbers up to this length stay on one line
 BYTES_INLINE = 32       # byte strings up to this length are shown in full (hex)
 
+_F32 = struct.Struct("<f")
+_DIGITS = tuple(f".{d}g" for d in range(1, 10))
+# Dumps print millions of floats, nine in ten of them seen before (positions,
+# colours, 0.5...): remember the text of recent ones. Bounded by count (a float
+# and a short str, ~120 bytes each: 2 MB at most), emptied when full.
+_F32_MEMO: dict[float, str] = {}
+_F32_MEMO_MAX = 16384
+
 
 def f32_repr(x: float) -> str:
     """Shortest text that reads back as the same float32 (1.1, not 1.100000023841858)."""
+    s = _F32_MEMO.get(x) if x else None
+    if s is None:
+        s = _f32_shortest(x)
+        if x and x == x:        # as keys 0.0 == -0.0 and NaN != NaN: neither is remembered
+            if len(_F32_MEMO) >= _F32_MEMO_MAX:
+                _F32_MEMO.clear()
+            _F32_MEMO[x] = s
+    return s
+
+
+def _f32_shortest(x: float) -> str:
     if x != x or x in (float("inf"), float("-inf")):
         return repr(x)
-    packed = struct.pack("<f", x)
-    for digits in range(1, 10):
-        s = f"{x:.{digits}g}"
+    pack = _F32.pack
+    packed = pack(x)
+    for spec in _DIGITS:
+        s = format(x, spec)
         try:
-            if struct.pack("<f", float(s)) == packed:
+            if pack(float(s)) == packed:
                 return s
         except OverflowError:   # rounded past the largest float32 (values near +-FLT_MAX)
             continue
@@ -29,6 +49,11 @@ def f32_repr(x: float) -> str:
 
 
 def format_scalar(v: Any) -> str:
+    t = type(v)                 # the common exact types first; subclasses (bool, Labeled) below
+    if t is float:
+        return f32_repr(v)
+    if t is int:
+        return str(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, Labeled):
@@ -38,13 +63,13 @@ def format_scalar(v: Any) -> str:
     if isinstance(v, float):
         return f32_repr(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return encode_basestring(v)
     if isinstance(v, (bytes, bytearray)):
         if len(v) <= BYTES_INLINE:
             return f"<{len(v)} bytes: {bytes(v).hex()}>" if v else "<0 bytes>"
         return f"<{len(v)} bytes: {bytes(v[:16]).hex()}...>"
     if isinstance(v, tuple):
-        return "(" + ", ".join(format_scalar(x) for x in v) + ")"
+        return "(" + ", ".join(map(format_scalar, v)) + ")"
     if isinstance(v, NodeRef):
         return str(v)
     if v is None:
@@ -52,31 +77,41 @@ def format_scalar(v: Any) -> str:
     return str(v)
 
 
-def _plain(v: Any) -> bool:
-    return not isinstance(v, (dict, list))
+_NOT_INLINE = (dict, list, NodeRef)
 
 
 def dump_lines(values: dict[str, Any], depth: int = 0) -> list[str]:
     out: list[str] = []
-    pad = INDENT * depth
+    _dump_into(out, values, INDENT * depth)
+    return out
+
+
+def _dump_into(out: list[str], values: dict[str, Any], pad: str) -> None:
+    append = out.append
     for name, v in values.items():
-        if isinstance(v, dict):
-            out.append(f"{pad}{name}:")
-            out += dump_lines(v, depth + 1)
+        t = type(v)
+        if t is float:              # most values: plain numbers
+            append(f"{pad}{name} = {f32_repr(v)}")
+        elif t is int:
+            append(f"{pad}{name} = {v}")
+        elif isinstance(v, dict):
+            append(f"{pad}{name}:")
+            _dump_into(out, v, pad + INDENT)
         elif isinstance(v, list):
-            if all(_plain(x) for x in v) and len(v) <= INLINE_LIST and not any(isinstance(x, NodeRef) for x in v):
-                out.append(f"{pad}{name} = [" + ", ".join(format_scalar(x) for x in v) + "]")
+            if len(v) <= INLINE_LIST and not any(isinstance(x, _NOT_INLINE) for x in v):
+                append(f"{pad}{name} = [" + ", ".join(map(format_scalar, v)) + "]")
             else:
-                out.append(f"{pad}{name}: {len(v)} item{'s' if len(v) != 1 else ''}")
+                append(f"{pad}{name}: {len(v)} item{'s' if len(v) != 1 else ''}")
+                inner = pad + INDENT
+                deeper = inner + INDENT
                 for i, x in enumerate(v):
                     if isinstance(x, dict):
-                        out.append(f"{pad}{INDENT}[{i}]")
-                        out += dump_lines(x, depth + 2)
+                        append(f"{inner}[{i}]")
+                        _dump_into(out, x, deeper)
                     else:
-                        out.append(f"{pad}{INDENT}[{i}] = {format_scalar(x)}")
+                        append(f"{inner}[{i}] = {format_scalar(x)}")
         else:
-            out.append(f"{pad}{name} = {format_scalar(v)}")
-    return out
+            append(f"{pad}{name} = {format_scalar(v)}")
 
 
 def dump_values(values: dict[str, Any]) -> str:

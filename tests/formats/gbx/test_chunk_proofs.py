@@ -14,7 +14,7 @@ from contextlib import redirect_stdout
 from types import SimpleNamespace
 
 import pytest
-from corpusdata import ROOT
+from corpusdata import ROOT, parsed_gbx
 from gbxfs.formats.gbx.writer import node_body
 
 from gbxfs.cli import coverage
@@ -78,10 +78,16 @@ def test_read_chunk_target_is_proven_with_its_caller_and_flag_mismatches_are_fou
 
 
 # ---- the shipped declarations against the corpus ----------------------------------------------
+def _shared_parse(rel: str, data: bytes):
+    cached, g = parsed_gbx(rel)       # the parse the other corpus tests share
+    assert cached == data, rel
+    return g
+
+
 @pytest.fixture(scope="module")
 def corpus_scan(corpus) -> tuple[list, ChunkProofs]:
     p = ChunkProofs()
-    entries = coverage.scan(corpus, p)
+    entries = coverage.scan(corpus, p, parse=_shared_parse)
     return entries, p.finish()
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import functools
 
 import pytest
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import CORPUS, manifest_rows, parsed_gbx
 
-from gbxfs.formats import gbx
 from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.nodes import decode_bytes
 
@@ -73,7 +72,7 @@ def collectors() -> tuple:
     out = []
     for row in manifest_rows():
         if row["kind"] in ("item", "other"):
-            g = gbx.parse((CORPUS / row["path"]).read_bytes())
+            g = parsed_gbx(row["path"])[1]
             desc = next((c for c in g.header.chunks if c.chunk_id == 0x2E001003), None)
             if desc is not None:
                 out.append((row, g, desc))
@@ -109,5 +108,5 @@ def test_decoration_file_is_complete(corpus):
     rows = [r for r in manifest_rows() if r["path"].endswith(".TMDecoration.Gbx")]
     assert rows
     for row in rows:
-        g = gbx.parse((CORPUS / row["path"]).read_bytes())
+        g = parsed_gbx(row["path"])[1]
         assert g.body.status == "complete", g.body.error

@@ -6,9 +6,7 @@ from __future__ import annotations
 import functools
 
 import pytest
-from corpusdata import CORPUS, manifest_rows
-
-from gbxfs.formats import gbx
+from corpusdata import manifest_rows, parsed_gbx
 
 pytestmark = pytest.mark.corpus
 
@@ -20,7 +18,7 @@ def parsed(kind: str | None = None, suffix: str = ".gbx") -> tuple:
     """(path, Gbx) of the corpus GBX files of a manifest kind (items and "other" files
     when None) whose path ends with `suffix`."""
     kinds = (kind,) if kind else ("item", "other")
-    return tuple((row["path"], gbx.parse((CORPUS / row["path"]).read_bytes())) for row in manifest_rows()
+    return tuple((row["path"], parsed_gbx(row["path"])[1]) for row in manifest_rows()
                  if row["kind"] in kinds and row["path"].lower().endswith(suffix.lower()))
 
 

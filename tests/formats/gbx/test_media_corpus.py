@@ -7,9 +7,8 @@ import functools
 import math
 
 import pytest
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import manifest_rows, parsed_gbx
 
-from gbxfs.formats import gbx
 from map_corpus import maps
 
 pytestmark = pytest.mark.corpus
@@ -23,7 +22,7 @@ NEW_MEDIA_CHUNKS = {0x03165000, 0x03166000, 0x03186000, 0x03186001, 0x0329F000, 
 
 @functools.lru_cache(maxsize=None)
 def clip_files() -> tuple:
-    return tuple((row, gbx.parse((CORPUS / row["path"]).read_bytes())) for row in manifest_rows()
+    return tuple((row, parsed_gbx(row["path"])[1]) for row in manifest_rows()
                  if row["path"].lower().endswith(".clip.gbx"))
 
 

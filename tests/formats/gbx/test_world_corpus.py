@@ -4,7 +4,7 @@ across its nodes, read through the declarations of collection/zone/scene/macrobl
 from __future__ import annotations
 
 import pytest
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import manifest_rows, parsed_gbx
 
 from gbxfs.formats import gbx
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.corpus
 
 
 def parsed(suffix: str) -> list[tuple[str, gbx.Gbx]]:
-    return [(row["path"], gbx.parse((CORPUS / row["path"]).read_bytes())) for row in manifest_rows()
+    return [(row["path"], parsed_gbx(row["path"])[1]) for row in manifest_rows()
             if row["path"].lower().endswith(suffix.lower())]
 
 

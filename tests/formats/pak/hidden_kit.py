@@ -13,13 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import CORPUS, manifest_rows, parsed_gbx
 
-from gbxfs.formats.gbx.body import read_body
 from gbxfs.formats.gbx.decl import Registry, registry
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.writer import PakFile, build_pak
@@ -36,26 +33,18 @@ class Case:
     hidden: int          # the class whose chunks the reader does not know
 
 
-def uncompressed_body(data: bytes) -> tuple[bytes, set[int]] | None:
-    """`data` with its body stored uncompressed, and its node classes (None: not a
-    binary GBX whose body the declarations walk whole)."""
-    try:
-        h = parse_header(data)
-        if h.format != "B":
-            return None
-        body = read_body(data, h.body_offset, h.body_compression).data
-        res = walk_body(body, class_id=h.raw_class_id, num_nodes=h.num_nodes,
-                        externals=h.refs.by_node_index() if h.refs else None)
-    except GbxError:
+def uncompressed_body(data: bytes, g) -> tuple[bytes, set[int]] | None:
+    """`data` (parsed: `g`) with its body stored uncompressed, and its node classes
+    (None: not a binary GBX whose body the declarations walk whole)."""
+    h = g.header
+    if h.format != "B" or g.body.status != "complete":
         return None
-    if res.status != "complete":
-        return None
-    if any(c.skippable and c.values is None for n in res.nodes for c in n.chunks):
+    if any(c.skippable and c.values is None for n in g.body.nodes for c in n.chunks):
         return None     # a chunk the writer skips: its node reads would not feed (the game's would)
     head = bytearray(data[:h.body_offset])
     at = head.index(h.format_bytes.encode())
     head[at + 2] = ord("U")
-    return bytes(head) + body, {n.class_id for n in res.nodes}
+    return bytes(head) + g.body_bytes, {n.class_id for n in g.body.nodes}
 
 
 def cases(per_class: int = 2) -> list[Case]:
@@ -64,10 +53,13 @@ def cases(per_class: int = 2) -> list[Case]:
     for row in manifest_rows():
         if row["kind"] == "gp2":
             continue
-        data = (CORPUS / row["path"]).read_bytes()
-        if data[:3] != b"GBX":
+        if (CORPUS / row["path"]).read_bytes()[:3] != b"GBX":
             continue
-        got = uncompressed_body(data)
+        try:
+            data, g = parsed_gbx(row["path"])     # the parse the other corpus tests share
+        except GbxError:
+            continue
+        got = uncompressed_body(data, g)
         if got is not None:
             files.append((row["path"], *got))
     files.sort(key=lambda f: (len(f[1]), f[0]))
