@@ -27,8 +27,10 @@ import threading
 import zlib
 from typing import Any
 
+from gbxfs.formats.gbx.model import Chunk, Node
 from gbxfs.tree.cache import DURABLE
 from gbxfs.tree.gbx.chunkfiles import render_chunk_txt, xml_bytes
+from gbxfs.tree.gbx.info import body_pairs
 from gbxfs.tree.gbx.parse import GbxParse, ParsedBody
 
 TEXT_ZLIB_LEVEL = 1          # the fastest: a map's 22 MiB of dumps in 0.3 s, to 2.4 MiB
@@ -69,6 +71,7 @@ class BodyDigest:
         body = memoryview(pb.body or b"")
         self.nodes = [NodeInfo(n, body) for n in pb.all_nodes()]
         self.problems = problems
+        self.info = body_pairs(pb)          # info.txt's body lines
         self._texts: dict[tuple[int, int, str], tuple[int, bytes]] = {}
         self._lock = threading.Lock()
         self.cost = (4096 + NODE_INFO_COST * len(self.nodes) + sum(
@@ -164,6 +167,13 @@ class BodyFiles:
         if len(nodes) != len(d.nodes) or j >= len(nodes[i].chunks):
             raise OSError(errno.EIO, f"{self.p.source}: body no longer parses the same")
         return nodes[i].chunks[j]
+
+    def raw_node(self, i: int) -> Node:
+        """Node i with its chunks' raw bytes and no decoded values (what a
+        replay's embedded map needs), made without the parse."""
+        n = self.digest().nodes[i]
+        return Node(n.index, n.class_id, [Chunk(c.chunk_id, c.offset, c.raw_size, self.raw(i, j))
+                                          for j, c in enumerate(n.chunks)])
 
     def raw(self, i: int, j: int) -> bytes:
         c = self.digest().nodes[i].chunks[j]

@@ -36,7 +36,7 @@ from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
-from gbxfs.tree.gbx.embedded import embedded_entries
+from gbxfs.tree.gbx.embedded import EMBEDDED_ITEMS, embedded_entries
 from gbxfs.tree.gbx.errors import Problems
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.nodenames import node_labels, unique_name
@@ -93,7 +93,7 @@ class GbxFolder(Dir):
         if p.source_error:
             original.error = p.source_error
         out: list[Entry] = [original,
-                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body(),
+                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), self.files.digest().info,
                                                                       self._ghost_facts(),
                                                                       getattr(p.source, "proof", None)))]
         h = p.header().header
@@ -249,9 +249,13 @@ class GbxFolder(Dir):
 
     # -- embedded ----------------------------------------------------------------------------
     def _embedded(self) -> list[Entry]:
-        pb = self.p.body()
-        if not pb.nodes:
+        d = self.files.digest()
+        if not d.nodes:
             return []
+        if any(c.chunk_id == EMBEDDED_ITEMS for c in d.nodes[0].chunks):
+            main, get_main = self.p.body().nodes[0], lambda: self._node(0)   # items need decoded values
+        else:       # a replay's map is raw chunk bytes: no parse needed
+            main, get_main = self.files.raw_node(0), lambda: self.files.raw_node(0)
         ctx = self.p.ctx
 
         def open_nested(name: str, src: ByteSource) -> Entry:
@@ -260,8 +264,8 @@ class GbxFolder(Dir):
             return open_gbx(name, src, ctx)
 
         try:
-            return embedded_entries(pb.nodes[0], ctx, self.p.source.mtime_ns, open_nested,
-                                    self._key("embedded"), lambda: self._node(0))
+            return embedded_entries(main, ctx, self.p.source.mtime_ns, open_nested,
+                                    self._key("embedded"), get_main)
         except GbxError as e:
             self.note_error("embedded", e)
             return []
