@@ -27,9 +27,11 @@ import threading
 import zlib
 from typing import Any
 
+from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Chunk, Node
 from gbxfs.tree.cache import DURABLE
 from gbxfs.tree.gbx.chunkfiles import render_chunk_txt, xml_bytes
+from gbxfs.tree.gbx.embedded import items_record
 from gbxfs.tree.gbx.info import body_pairs
 from gbxfs.tree.gbx.parse import GbxParse, ParsedBody
 
@@ -72,9 +74,14 @@ class BodyDigest:
         self.nodes = [NodeInfo(n, body) for n in pb.all_nodes()]
         self.problems = problems
         self.info = body_pairs(pb)          # info.txt's body lines
+        try:                                 # embedded/items.zip: where, and items.txt
+            self.items = items_record(pb.nodes[0]) if pb.nodes else None
+        except GbxError as e:
+            self.items = e
         self._texts: dict[tuple[int, int, str], tuple[int, bytes]] = {}
         self._lock = threading.Lock()
-        self.cost = (4096 + NODE_INFO_COST * len(self.nodes) + sum(
+        self.cost = (4096 + (len(self.items[2]) if isinstance(self.items, tuple) else 0)
+                     + NODE_INFO_COST * len(self.nodes) + sum(
             (CHUNK_INFO_COST + len(c.raw or b"")) for n in self.nodes for c in n.chunks))
 
     def text_size(self, i: int, j: int, kind: str) -> int | None:
@@ -177,6 +184,7 @@ class BodyFiles:
 
     def raw(self, i: int, j: int) -> bytes:
         c = self.digest().nodes[i].chunks[j]
-        if c.raw is not None:
-            return c.raw
-        return bytes(memoryview(self.p.body_bytes())[c.offset:c.offset + c.raw_size])
+        return c.raw if c.raw is not None else self.body_slice(c.offset, c.raw_size)
+
+    def body_slice(self, offset: int, size: int) -> bytes:
+        return bytes(memoryview(self.p.body_bytes())[offset:offset + size])

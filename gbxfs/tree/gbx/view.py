@@ -36,7 +36,7 @@ from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
-from gbxfs.tree.gbx.embedded import EMBEDDED_ITEMS, embedded_entries
+from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import Problems
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.nodenames import node_labels, unique_name
@@ -142,12 +142,6 @@ class GbxFolder(Dir):
                            lambda: render_nodes_index(self.files.digest().status, nodes.children())),
                 nodes]   # found by name, not listed: see nodesindex.py
 
-    def _node(self, i: int):
-        nodes = self.p.body().all_nodes()
-        if i >= len(nodes):
-            raise OSError(errno.EIO, f"{self.name}: body no longer parses the same")
-        return nodes[i]
-
     def _node_dirs(self) -> list[Entry]:
         out: list[Entry] = []
         taken: set[str] = set()
@@ -252,10 +246,9 @@ class GbxFolder(Dir):
         d = self.files.digest()
         if not d.nodes:
             return []
-        if any(c.chunk_id == EMBEDDED_ITEMS for c in d.nodes[0].chunks):
-            main, get_main = self.p.body().nodes[0], lambda: self._node(0)   # items need decoded values
-        else:       # a replay's map is raw chunk bytes: no parse needed
-            main, get_main = self.files.raw_node(0), lambda: self.files.raw_node(0)
+        if isinstance(d.items, GbxError):
+            self.note_error("embedded", d.items)
+            return []
         ctx = self.p.ctx
 
         def open_nested(name: str, src: ByteSource) -> Entry:
@@ -264,8 +257,10 @@ class GbxFolder(Dir):
             return open_gbx(name, src, ctx)
 
         try:
-            return embedded_entries(main, ctx, self.p.source.mtime_ns, open_nested,
-                                    self._key("embedded"), get_main)
+            # from the digest and the body's bytes: no parse needed
+            return embedded_entries(self.files.raw_node(0), ctx, self.p.source.mtime_ns, open_nested,
+                                    self._key("embedded"), lambda: self.files.raw_node(0),
+                                    lambda: self.files.digest().items, self.files.body_slice)
         except GbxError as e:
             self.note_error("embedded", e)
             return []
