@@ -220,3 +220,58 @@ def test_reserve_keeps_recent_costly_values_up_to_half_the_bound():
     cache.reserve(80)               # x goes, then p2 (the older parse); p1 stays: 30 <= 50
     assert [k for k in ("p1", "p2", "x") if cache.get(k) is not None] == ["p1"]
     assert cache.current_bytes == 30
+
+
+# made from a replay's ghosts, a costly value of their own (not from the digest)
+GHOST_FILES = ("ghost.csv", "ghost.txt", "ghosts", "info.txt")
+
+
+def _everything(d, prefix=""):
+    """Every file under a GBX folder -> its bytes; of a nested GBX folder (an
+    embedded map or item: a new source, parsed on its own) only original.gbx."""
+    out = {}
+    for name, e in d.children().items():
+        if prefix == "" and name in GHOST_FILES and "Replay" in d.name:
+            continue
+        if e.is_dir and name.lower().endswith(".gbx"):
+            out[prefix + name + "/original.gbx"] = e.children()["original.gbx"].read(0, 1 << 30)
+        elif e.is_dir:
+            out.update(_everything(e, prefix + name + "/"))
+        else:
+            out[prefix + name] = e.read(0, 1 << 30)
+    return out
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("needle", ["Bruno_B13-Obstacle.Replay", "Simple TECH 1.Map"])
+def test_once_digested_a_gbx_folder_is_listed_and_read_without_its_parse(corpus, monkeypatch, needle):
+    """With only the body's digest left in the cache (parses and rendered bytes
+    evicted), the folder and body/nodes/ list again, and info.txt, nodes.txt,
+    every chunk file and embedded/ (a replay's map, a map's items.zip and
+    items/) read the same bytes, without a body parse. (A replay's ghost files
+    come from its ghosts, cached apart.)"""
+    path = next(r["path"] for r in manifest_rows() if needle in r["path"])
+    src = FileSource(str(corpus / path))
+    ctx = TreeContext(cache=ByteLRU(256 << 20))
+    name = path.rsplit("/", 1)[-1]
+
+    def walk():
+        d = open_gbx(name, src, ctx)          # a new folder over the same source: nothing listed
+        files = _everything(d)
+        nodes = d.children()["body"].child("nodes")
+        files.update(("body/nodes/" + k, v) for k, v in _everything(nodes).items())
+        return files
+
+    before = walk()
+    assert any(k.startswith("body/nodes/") for k in before) and any(k.startswith("embedded/") for k in before)
+    durable = ctx.cache.rank_bytes(DURABLE)
+    assert durable > 0
+    # a costly value of all the room the digests leave: every parse and rendered byte goes
+    ctx.cache.put(("flush",), None, ctx.cache.max_bytes - durable, costly=True)
+    ctx.cache.discard(("flush",))
+    assert ctx.cache.current_bytes == durable
+    calls = []
+    real = gbx_parse.walk_body
+    monkeypatch.setattr(gbx_parse, "walk_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert walk() == before
+    assert calls == []
