@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Hashable
+from contextlib import contextmanager
+from typing import Any, Callable, Hashable, Iterator
 
 
 # Share of the bound that made values (get_or_make) may hold while they are kept
@@ -52,6 +53,9 @@ class ByteLRU:
         self._bytes = 0
         self._rank_bytes = [0, 0, 0]
         self._lock = threading.Lock()
+        # bytes of the values being made now (see making), and who waits for room
+        self._in_flight = 0
+        self._room = threading.Condition(threading.Lock())
         # key -> [lock held while making it, threads making or waiting for it]
         self._making: dict[Hashable, list] = {}
 
@@ -177,6 +181,25 @@ class ByteLRU:
                     self._drop(next(iter(durable)))
                 else:
                     break
+
+    @contextmanager
+    def making(self, nbytes: int) -> Iterator[None]:
+        """Hold `nbytes` of room for a large value being made (a body walk) while
+        making it: waits while the values other threads are making already hold
+        half the bound (one at a time always goes). Walks are pure Python, so
+        running more at once gains nothing on the interpreter's one lock, but
+        each holds its objects: 16 readers walking 16 bodies at once took the
+        process far past the cache's bound."""
+        with self._room:
+            while self._in_flight and self._in_flight + nbytes > self.max_bytes // 2:
+                self._room.wait()
+            self._in_flight += nbytes
+        try:
+            yield
+        finally:
+            with self._room:
+                self._in_flight -= nbytes
+                self._room.notify_all()
 
     def discard(self, key: Hashable) -> None:
         """Forget `key` (a value served for the last time: its bytes are the kernel's now)."""

@@ -275,3 +275,25 @@ def test_once_digested_a_gbx_folder_is_listed_and_read_without_its_parse(corpus,
     monkeypatch.setattr(gbx_parse, "walk_body", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert walk() == before
     assert calls == []
+
+
+def test_values_being_made_share_half_the_bound():
+    """Body walks hold their objects while they run: a walk waits while those
+    running hold half the bound (the first one always goes)."""
+    import threading
+    cache = ByteLRU(100)
+    entered = threading.Event()
+
+    def other():
+        with cache.making(20):
+            entered.set()
+
+    with cache.making(60):                     # more than half alone: goes, being the only one
+        t = threading.Thread(target=other)
+        t.start()
+        assert not entered.wait(0.5)           # 60 + 20 past 50: waits
+    t.join(60)
+    assert entered.is_set()
+    with cache.making(30):
+        with cache.making(20):                 # 50: within half, goes at once
+            pass

@@ -11,7 +11,9 @@ are slices of the body (made again in milliseconds from the file: see
 GbxParse.body_bytes).
 
 So body/ and body/nodes/ are served from a BodyDigest, cached as a DURABLE
-value (tree/cache.py: evicted after parses and rendered bytes). Listings
+value (tree/cache.py: evicted after parses and rendered bytes), and so are
+info.txt's body lines, error.txt's body problems and embedded/ (a replay's map
+and a map's items.zip are byte ranges of the body; items.txt is kept). Listings
 never need the parse once it exists. A chunk's .txt is rendered from the
 parse when the parse is cached, and kept (compressed) in the digest. When it
 is not cached, the parse is made again and then every chunk text not yet in

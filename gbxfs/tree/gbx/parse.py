@@ -134,11 +134,14 @@ class GbxParse:
             return out, 1024
         if not b.data:
             return _with_body(out, b), 1024
-        # the walk builds about BODY_COST_RATIO times the body in objects: make room first
-        self.ctx.cache.reserve(BODY_COST_RATIO * len(b.data))
-        result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
-                           externals=h.refs.by_node_index() if h.refs else None)
-        return parsed_body(b, result, self.ctx.cache.max_bytes)
+        # the walk builds about BODY_COST_RATIO times the body in objects: make room
+        # first, and do not walk more bodies at once than the cache has room for
+        room = BODY_COST_RATIO * len(b.data)
+        with self.ctx.cache.making(room):
+            self.ctx.cache.reserve(room)
+            result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
+                               externals=h.refs.by_node_index() if h.refs else None)
+            return parsed_body(b, result, self.ctx.cache.max_bytes)
 
     def _read_body(self, h: GbxHeader) -> BodyData:
         data = self.data()
