@@ -17,6 +17,10 @@ product's environment), and times for each, one after the other:
   read      `tar cf - . | wc -c` in MP (every byte, cold daemon caches)
   peak RSS  the daemon's VmHWM after the read
 
+and, for gbxfs alone, the first `ls -l` of a folder of 50 small paks (20
+files each) right after mounting it with the default options: each pak is a
+folder, and nothing of a pak may be decrypted just to list the folder.
+
 The fourth column, "limit", is the same pak bytes decrypted and inflated in
 process with one whole-buffer pycryptodome and zlib call per entry, on 2
 threads (both release the GIL): what no reader of these paks can beat.
@@ -51,6 +55,7 @@ SEED = 12
 MIN_SIZE, MAX_SIZE = 100, 40_000     # log-uniform: mean ~6.7 KB, ~200 MB at scale 1
 GBX_CLASS = 0x03079000               # a media clip: its node feeds ivXor
 GBX_CHUNK = 0x03079FF0               # skippable, unknown: carries the payload
+FIFTY_PAKS, FIFTY_FILES = 50, 20     # the first-ls figure's folder
 
 # 16 symbols per byte: compresses about 2:1, like the game's textures and sounds
 _NIBBLES = bytes(0x41 + (i & 0x0F) for i in range(256))
@@ -100,6 +105,50 @@ def build(folder: Path, scale: float) -> tuple[Path, Path, int, int]:
                 z.writestr(f"{name}.pak/{f.path}", f.data)
     done.write_text("ok\n")
     return packs, zpath, count, total
+
+
+def build_fifty(folder: Path) -> Path:
+    """50 small paks and their packlist.dat (made once): the first-ls figure."""
+    out, done = folder / "fifty-paks", folder / "built-fifty"
+    if not done.exists():
+        rnd = random.Random(SEED + 50)
+        paks = {f"Fifty{p:02}": [PakFile(f"Fifty{p:02}/Data/F{i:02}.dat", _payload(rnd, rnd.randrange(100, 4000)))
+                                 for i in range(FIFTY_FILES)] for p in range(FIFTY_PAKS)}
+        shutil.rmtree(out, ignore_errors=True)
+        write_packs(out, paks, salt=SEED)
+        done.write_text("ok\n")
+    return out
+
+
+def unmount(proc: subprocess.Popen, mp: Path) -> None:
+    """Unmount `mp` and wait for its daemon (killed if it does not end)."""
+    subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
+def first_ls(folder: Path, mp: Path) -> dict:
+    """Mount `folder` with gbxfs's defaults, wait until it answers a stat, then time
+    the first `ls -l` (wall and daemon CPU)."""
+    argv = [sys.executable, "-c", "import sys; from gbxfs.cli import main; sys.exit(main())",
+            "mount", "-f", str(folder), str(mp)]
+    proc = subprocess.Popen(argv, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        t0 = time.perf_counter()
+        while not os.path.ismount(mp):
+            if proc.poll() is not None or time.perf_counter() - t0 > 120:
+                raise RuntimeError(f"gbxfs did not mount: {proc.stderr.read().decode(errors='replace')[-500:]}")
+            time.sleep(0.005)
+        os.stat(mp)
+        cpu = _cpu_s(proc.pid)
+        took, out = _sh("ls -l . | wc -l", str(mp))
+        return {"ls": took, "ls cpu": _cpu_s(proc.pid) - cpu, "lines": int(out)}
+    finally:
+        unmount(proc, mp)
 
 
 # -- the in-process limit ---------------------------------------------------------
@@ -230,12 +279,7 @@ def measure(name: str, argv: list[str], mp: Path) -> dict:
         res["rss"] = _hwm_kb(proc.pid) / 1024
         return res
     finally:
-        subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
+        unmount(proc, mp)
 
 
 def _cell(v, ref) -> str:
@@ -262,6 +306,12 @@ def run(scale: float = 1.0, keep: str | None = None) -> str:
                 results[name] = measure(name, argv, mp)
             except (RuntimeError, subprocess.CalledProcessError) as e:
                 results[name] = {"error": str(e)}
+        mp = Path(mpd) / "fifty"
+        mp.mkdir()
+        try:
+            fifty = first_ls(build_fifty(folder), mp)
+        except (RuntimeError, subprocess.CalledProcessError) as e:
+            fifty = {"error": str(e)}
     limit = limit_seconds(packs)   # wall time on 2 threads; about its CPU time on an idle machine
     if not keep:
         shutil.rmtree(folder, ignore_errors=True)
@@ -285,6 +335,11 @@ def run(scale: float = 1.0, keep: str | None = None) -> str:
     for n in names:
         if "error" in results[n]:
             lines.append(f"\n{n}: {results[n]['error']}")
+    if "error" in fifty:
+        lines.append(f"\nfirst ls of {FIFTY_PAKS} paks: {fifty['error']}")
+    else:
+        lines.append(f"\ngbxfs, first `ls -l` of a folder of {FIFTY_PAKS} paks ({fifty['lines'] - 1} entries): "
+                     f"{fifty['ls']:.3f} s, daemon CPU {fifty['ls cpu']:.2f} s")
     return "\n".join(lines)
 
 

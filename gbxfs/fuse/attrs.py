@@ -38,6 +38,21 @@ def file_size(entry: Entry) -> int:
     return 0
 
 
+def known_sizes(entries) -> list[int] | None:
+    """The sizes of a listing's entries (0 for folders and None, i.e. "." and ".."),
+    or None when one of them needs work (needs_work): one pass, for the event loop."""
+    sizes = []
+    for e in entries:
+        if e is None or e.is_dir:
+            sizes.append(0)
+        else:
+            hint = e.size_hint()
+            if hint is None:
+                return None
+            sizes.append(hint)
+    return sizes
+
+
 def shown_mode(entry: Entry, access: Access | None) -> int:
     """st_mode: the source's permission bits (a file, or a folder made from a file
     with x added where r is set), or read-only defaults for sources without any."""
@@ -51,28 +66,44 @@ def shown_mode(entry: Entry, access: Access | None) -> int:
 
 def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: AttrPolicy,
                     access: Access | None = None) -> pyfuse3.EntryAttributes:
+    # called once per entry a listing shows: only the fields that are not
+    # EntryAttributes' zero defaults (generation, st_rdev) are set
     a = pyfuse3.EntryAttributes()
     a.st_ino = inode
-    a.generation = 0
     a.entry_timeout = policy.entry_timeout
     a.attr_timeout = policy.attr_timeout
-    if isinstance(entry, Dir):
+    if entry.is_dir:
         a.st_mode = shown_mode(entry, access)
         kids = entry.peek()
         # 2 + subdirectories when known; 1 (the "unknown" convention find honours)
         # rather than listing a pak just to count its folders
         a.st_nlink = 1 if kids is None else 2 + sum(1 for c in list(kids.values()) if c.is_dir)
-        a.st_size = 0
     else:
-        a.st_mode = shown_mode(entry, access)
-        a.st_nlink = 1
+        if access is None:
+            a.st_mode = FILE_MODE
+        else:
+            a.st_mode = stat.S_IFREG | access[0]
         a.st_size = size
+        a.st_blocks = (size + 511) // 512
     a.st_blksize = BLKSIZE
-    a.st_blocks = (a.st_size + 511) // 512
-    a.st_uid, a.st_gid = (policy.uid, policy.gid) if access is None else access[1:]
-    a.st_rdev = 0
+    if access is None:
+        a.st_uid = policy.uid
+        a.st_gid = policy.gid
+    else:
+        a.st_uid = access[1]
+        a.st_gid = access[2]
     a.st_atime_ns = a.st_mtime_ns = a.st_ctime_ns = mtime_ns
     return a
+
+
+def stable(entry: Entry) -> bool:
+    """True when the attributes made for this entry object can be kept and
+    answered again: a file's exact size never changes for a given entry (a
+    changed source gets a new entry); a folder's link count is final once it
+    was listed, except for a real folder, which is re-listed when it changes."""
+    if entry.is_dir:
+        return not entry.revalidates and entry.peek() is not None
+    return True
 
 
 def negative_entry(policy: AttrPolicy) -> pyfuse3.EntryAttributes:

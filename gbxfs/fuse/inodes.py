@@ -9,14 +9,24 @@ then only stable while the first one is known.
 The table holds only the inodes the kernel knows: lookup and readdirplus
 count up, forget counts down, and a node is dropped at zero. The root is
 never dropped.
+
+A node refers to its tree entry weakly: after `find` over a pak of a million
+files the kernel knows a million inodes, and their entries must stay as
+evictable as the cached listings that made them. An entry gone from the tree
+is found again by its path (ops.py `_entry`); the root is held strongly.
+Files the kernel only got from a listing have no node at all until asked
+about: they are counted in fuse/leaves.py (about 45 bytes each, against
+about 340 for a node with its path).
 """
 from __future__ import annotations
 
 import hashlib
-import os
+import sys
+import weakref
 
 import pyfuse3
 
+from gbxfs.fuse.leaves import Leaves
 from gbxfs.tree.model import Access, Entry
 
 ROOT_INODE = pyfuse3.ROOT_INODE
@@ -24,40 +34,91 @@ _MASK = (1 << 63) - 1
 
 
 class Inode:
-    __slots__ = ("inode", "path", "entry", "mtime_ns", "access", "lookups")
+    __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder", "attrs")
 
-    def __init__(self, inode: int, path: str, entry: Entry, mtime_ns: int, access: Access | None = None):
+    def __init__(self, inode: int, path: str | None, entry: Entry | None, mtime_ns: int,
+                 access: Access | None = None, folder: "Inode | None" = None):
         self.inode = inode
-        self.path = path            # "" for the root, else "a/b/c"
+        self.path = path            # "" for the root, else "a/b/c"; None: a listed file not found yet
         self.entry = entry
         self.mtime_ns = mtime_ns    # effective: inherited from the nearest ancestor that has one
         self.access = access        # effective, inherited the same way (None: the defaults)
         self.lookups = 0
+        self.leaves = 0             # listed files held compactly (fuse/leaves.py) in this folder
+        self.folder = folder        # a listed file's folder (its node made for one request)
+        self.attrs = None           # the entry's finished EntryAttributes, when they are stable
+
+    @property
+    def entry(self) -> Entry | None:
+        """The tree entry, or None once the tree dropped it (find it again by path)."""
+        return self._ref()
+
+    @entry.setter
+    def entry(self, entry: Entry | None) -> None:
+        if entry is None:
+            self._ref = _none
+        else:
+            self._ref = weakref.ref(entry) if self.path != "" else (lambda: entry)
 
     @property
     def parent_path(self) -> str:
         return self.path.rpartition("/")[0]
 
 
+def _none() -> None:
+    return None
+
+
+# the keyed hash's initial state, copied per path (cheaper than a new blake2b each time)
+_HASH = hashlib.blake2b(digest_size=8, person=b"gbxfs-inode")
+# os.fsencode's encoding, without its per-call look-ups (a hash per listed entry)
+FS_ENCODING, FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
+
 def path_inode(path: str, salt: int = 0) -> int:
     """The inode number for a path below the root (never 0 or the root's)."""
-    data = os.fsencode(path)
+    h = _HASH.copy()
+    h.update(path.encode(FS_ENCODING, FS_ERRORS))
     if salt:
-        data += b"\0" + str(salt).encode()
-    n = int.from_bytes(hashlib.blake2b(data, digest_size=8, person=b"gbxfs-inode").digest(), "little") & _MASK
+        h.update(b"\0" + str(salt).encode())
+    n = int.from_bytes(h.digest(), "little") & _MASK
     return n if n > ROOT_INODE else path_inode(path, salt + 1)
 
 
 class InodeTable:
+    """Full nodes for folders and for files the kernel looked up; files it only
+    got from a listing are counted compactly (fuse/leaves.py) under their
+    folder's node, which stays while it has any. Such a file's node is made for
+    each request, its path and entry found again from its folder's listing
+    (ops.py `_entry`). Leaves are not checked for hash collisions (their paths
+    are not kept): at a million inodes a collision has a chance of about 10^-7."""
+
     def __init__(self, root: Entry, root_mtime_ns: int):
         self.root = Inode(ROOT_INODE, "", root, root_mtime_ns, root.access)
         self._nodes: dict[int, Inode] = {ROOT_INODE: self.root}
+        self._leaves = Leaves()
 
     def __len__(self) -> int:
-        return len(self._nodes)
+        return len(self._nodes) + len(self._leaves)
 
     def get(self, inode: int) -> Inode | None:
-        return self._nodes.get(inode)
+        node = self._nodes.get(inode)
+        if node is None:
+            leaf = self._leaves.get(inode)
+            folder = None if leaf is None else self._nodes.get(leaf[0])
+            if folder is not None:
+                node = Inode(inode, None, None, folder.mtime_ns, folder.access, folder)
+                node.lookups = leaf[1]
+        return node
+
+    def remember_listed(self, folder: Inode, path: str, entry: Entry, mtime_ns: int, inode: int,
+                        access: Access | None = None) -> None:
+        """Count the kernel's reference to an entry a listing of `folder` showed:
+        compactly for a file not known otherwise."""
+        if entry.is_dir or inode in self._nodes or folder.inode not in self._nodes:
+            self.remember(path, entry, mtime_ns, inode, access)
+        elif self._leaves.add(inode, folder.inode):
+            folder.leaves += 1
 
     def number(self, path: str) -> int:
         """The inode number `path` has, or would get if remembered now."""
@@ -82,8 +143,14 @@ class InodeTable:
             node = self._nodes.get(inode)
             if node is None:
                 node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns, access)
+                leaf = self._leaves.pop(inode)     # looked up on its own now: a full node
+                if leaf is not None:
+                    node.lookups = leaf[1]
+                    self._unleaf(leaf[0])
             else:
                 # a re-listed real directory may have made a new entry for the same path
+                if node.entry is not entry or node.mtime_ns != mtime_ns or node.access != access:
+                    node.attrs = None
                 node.entry = entry
                 node.mtime_ns = mtime_ns
                 node.access = access
@@ -93,12 +160,27 @@ class InodeTable:
     def forget(self, inode: int, count: int) -> None:
         node = self._nodes.get(inode)
         if node is None:
+            leaf = self._leaves.forget(inode, count)
+            if leaf is not None and not leaf[1]:
+                self._unleaf(leaf[0])
             return
         node.lookups -= count
-        if node.lookups <= 0 and inode != ROOT_INODE:
-            del self._nodes[inode]
+        self._drop_unused(node)
+
+    def _unleaf(self, folder_inode: int) -> None:
+        folder = self._nodes.get(folder_inode)
+        if folder is not None:
+            folder.leaves -= 1
+            self._drop_unused(folder)
+
+    def _drop_unused(self, node: Inode) -> None:
+        if node.lookups <= 0 and node.leaves <= 0 and node.inode != ROOT_INODE:
+            del self._nodes[node.inode]
 
     def find_path(self, path: str) -> Inode | None:
         if not path:
             return self.root
-        return self._nodes.get(self.number(path))
+        node = self.get(self.number(path))
+        if node is not None and node.path is None:
+            node.path = path
+        return node

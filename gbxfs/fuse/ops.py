@@ -13,22 +13,25 @@ import functools
 import itertools
 import logging
 import os
+import threading
 from typing import Callable, Mapping, Sequence
 
 import pyfuse3
 import trio
 
-from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry
-from gbxfs.fuse.inodes import InodeTable, Inode
+from gbxfs.fuse.attrs import (AttrPolicy, BLKSIZE, file_size, known_sizes, make_attributes, needs_work,
+                              negative_entry, stable)
+from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
-from gbxfs.tree.walk import walk
+from gbxfs.tree.walk import NotADir, NotFound, walk
 
 log = logging.getLogger("gbxfs.fuse")
 
 # entries per worker-thread hop when a listing needs sizes computed
 _READDIR_BATCH = 128
+NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
 
 
 def _fail(code: int) -> pyfuse3.FUSEError:
@@ -77,13 +80,14 @@ def _read_only(fn: Callable) -> Callable:
 
 
 class _DirHandle:
-    __slots__ = ("node", "items")
+    __slots__ = ("node", "entry", "items")
 
-    def __init__(self, node: Inode):
+    def __init__(self, node: Inode, entry: Entry):
         self.node = node
-        # (name, entry, is_dot) snapshot taken on the first readdir, so offsets
+        self.entry = entry      # held while the folder is open
+        # (encoded name, name, entry, is_dot) snapshot taken on the first readdir, so offsets
         # stay valid for this handle even if the directory is re-listed meanwhile
-        self.items: list[tuple[str, Entry, bool]] | None = None
+        self.items: list[tuple[bytes, str, Entry, bool]] | None = None
 
 
 def _valid_name(name: str) -> bool:
@@ -104,6 +108,9 @@ class Operations(pyfuse3.Operations):
         self._fh = itertools.count(1)
         self._files: dict[int, File] = {}
         self._dirs: dict[int, _DirHandle] = {}
+        # folder inode -> {inode: name} of its listing, for files held from a listing
+        self._names: dict[int, dict[int, str]] = {}
+        self._names_lock = threading.Lock()
 
     # -- helpers ---------------------------------------------------------
 
@@ -115,6 +122,39 @@ class Operations(pyfuse3.Operations):
         if node is None:  # the kernel never asks for an inode it forgot; be safe anyway
             raise _fail(errno.ESTALE)
         return node
+
+    async def _entry(self, node: Inode) -> Entry:
+        """The node's entry; found again by its path when the tree dropped it
+        (its listing was evicted from the cache: made again, it is the same)."""
+        entry = node.entry
+        if entry is None and node.path is None:    # a file held from a listing: find its name
+            folder = node.folder
+            kids = await self._children(await self._entry(folder))
+            name = await self._work(self._listed_name, folder, kids, node.inode)
+            entry = None if name is None else kids.get(name)
+            if entry is None:       # gone from its folder (a real folder changed)
+                raise _fail(errno.ESTALE)
+            node.path = self.inodes.child_path(folder, name)
+            node.mtime_ns, node.access = _inherit(entry, folder)
+        elif entry is None:
+            try:
+                entry = (await self._work(walk, self.inodes.root.entry, node.path))[-1]
+            except (NotFound, NotADir):
+                raise _fail(errno.ESTALE) from None
+        node.entry = entry
+        return entry
+
+    def _listed_name(self, folder: Inode, kids: Mapping[str, Entry], inode: int) -> str | None:
+        """The name in `kids` (folder's listing) whose path has inode number `inode`;
+        the last few folders' numbers are kept (worker thread)."""
+        names = self._names.get(folder.inode)
+        if names is None or inode not in names:
+            names = {self.inodes.number(self.inodes.child_path(folder, n)): n for n in kids}
+            with self._names_lock:      # worker threads share it
+                self._names[folder.inode] = names
+                while len(self._names) > NAMES_KEPT:
+                    self._names.pop(next(iter(self._names)))
+        return names.get(inode)
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
@@ -134,21 +174,30 @@ class Operations(pyfuse3.Operations):
     async def _size(self, entry: Entry) -> int:
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
 
-    def _attrs(self, node: Inode, size: int) -> pyfuse3.EntryAttributes:
-        return make_attributes(node.inode, node.entry, node.mtime_ns, size, self.policy, node.access)
+    def _attrs(self, node: Inode, size: int, entry: Entry) -> pyfuse3.EntryAttributes:
+        """The node's attributes: kept on a node once made when they cannot change
+        (attrs.stable), so repeated getattrs and lookups only hand them back."""
+        a = node.attrs
+        if a is None:
+            a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access)
+            if stable(entry):
+                node.attrs = a
+        return a
 
-    async def _node_at(self, path: str) -> Inode:
-        """The node for `path`, walking from the root if the kernel does not hold it
-        (only '..' lookups on an exported mount get here). Counts one lookup."""
+    async def _node_at(self, path: str) -> tuple[Inode, Entry]:
+        """The node for `path` and its entry, walking from the root if the kernel
+        does not hold it (only '..' lookups on an exported mount get here).
+        Counts one lookup."""
         node = self.inodes.find_path(path)
         if node is not None:
-            return self.inodes.remember(path, node.entry, node.mtime_ns, node.inode, node.access)
+            entry = await self._entry(node)
+            return self.inodes.remember(path, entry, node.mtime_ns, node.inode, node.access), entry
         chain = await self._work(walk, self.inodes.root.entry, path)
         mtime, access = self.inodes.root.mtime_ns, self.inodes.root.access
         for e in chain:
             mtime = e.mtime_ns if e.mtime_ns is not None else mtime
             access = e.access if e.access is not None else access
-        return self.inodes.remember(path, chain[-1], mtime, access=access)
+        return self.inodes.remember(path, chain[-1], mtime, access=access), chain[-1]
 
     # -- lookups and attributes ------------------------------------------
 
@@ -157,19 +206,24 @@ class Operations(pyfuse3.Operations):
         parent = self._node(parent_inode)
         sname = os.fsdecode(name)
         if sname == ".":
-            node = self.inodes.remember(parent.path, parent.entry, parent.mtime_ns, parent.inode, parent.access)
-            return self._attrs(node, 0)
+            entry = await self._entry(parent)
+            node = self.inodes.remember(parent.path, entry, parent.mtime_ns, parent.inode, parent.access)
+            return self._attrs(node, 0, entry)
         if sname == "..":
-            node = await self._node_at(parent.parent_path)
-            return self._attrs(node, 0)
-        entry = await self._child(parent.entry, sname)
+            node, entry = await self._node_at(parent.parent_path)
+            return self._attrs(node, 0, entry)
+        entry = await self._child(await self._entry(parent), sname)
         if entry is None:
             return negative_entry(self.policy)
-        size = await self._size(entry)
         path = self.inodes.child_path(parent, sname)
         mtime, access = _inherit(entry, parent)
+        known = self.inodes.find_path(path)
+        if (known is not None and known.attrs is not None and known.entry is entry
+                and known.mtime_ns == mtime and known.access == access):
+            return self.inodes.remember(path, entry, mtime, known.inode, access).attrs
+        size = await self._size(entry)   # before counting a reference: it may fail
         node = self.inodes.remember(path, entry, mtime, access=access)
-        return self._attrs(node, size)
+        return self._attrs(node, size, entry)
 
     async def forget(self, inode_list):
         try:
@@ -181,17 +235,21 @@ class Operations(pyfuse3.Operations):
     @handler
     async def getattr(self, inode, ctx=None):
         node = self._node(inode)
-        return self._attrs(node, await self._size(node.entry))
+        if node.attrs is not None:      # kept: no entry needed (it may have to be found again)
+            return node.attrs
+        entry = await self._entry(node)
+        return self._attrs(node, await self._size(entry), entry)
 
     # -- directories -----------------------------------------------------
 
     @handler
     async def opendir(self, inode, ctx=None):
         node = self._node(inode)
-        if not isinstance(node.entry, Dir):
+        entry = await self._entry(node)
+        if not isinstance(entry, Dir):
             raise _fail(errno.ENOTDIR)
         fh = next(self._fh)
-        self._dirs[fh] = _DirHandle(node)
+        self._dirs[fh] = _DirHandle(node, entry)
         return fh
 
     @handler
@@ -200,12 +258,12 @@ class Operations(pyfuse3.Operations):
         if h is None:
             raise _fail(errno.EBADF)
         if h.items is None:
-            kids = await self._children(h.node.entry)
+            kids = await self._children(h.entry)
             parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
-            items = [(".", h.node.entry, True), ("..", (parent or h.node).entry, True)]
+            items = [(b".", ".", h.entry, True), (b"..", "..", (parent and parent.entry) or h.entry, True)]
             for name, entry in list(kids.items()):
                 if _valid_name(name):
-                    items.append((name, entry, False))
+                    items.append((name.encode(FS_ENCODING, FS_ERRORS), name, entry, False))
                 else:
                     log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
             h.items = items
@@ -213,16 +271,15 @@ class Operations(pyfuse3.Operations):
         pos = start_id
         while pos < len(h.items):
             batch = h.items[pos : pos + _READDIR_BATCH]
-            if any(needs_work(e) for _, e, _ in batch):
-                sizes = await self._work(lambda b=batch: [file_size(e) for _, e, _ in b])
-            else:
-                sizes = [file_size(e) for _, e, _ in batch]
-            for (name, entry, is_dot), size in zip(batch, sizes):
+            sizes = known_sizes(e for _, _, e, _ in batch)
+            if sizes is None:
+                sizes = await self._work(lambda b=batch: [file_size(e) for _, _, e, _ in b])
+            for (bname, name, entry, is_dot), size in zip(batch, sizes):
                 attrs, path, mtime, access = self._listing_attrs(h.node, name, entry, is_dot, size)
-                if not pyfuse3.readdir_reply(token, os.fsencode(name), attrs, pos + 1):
+                if not pyfuse3.readdir_reply(token, bname, attrs, pos + 1):
                     return
                 if not is_dot:  # the kernel now holds a reference (readdirplus)
-                    self.inodes.remember(path, entry, mtime, attrs.st_ino, access)
+                    self.inodes.remember_listed(h.node, path, entry, mtime, attrs.st_ino, access)
                 pos += 1
 
     def _listing_attrs(self, dirnode: Inode, name: str, entry: Entry, is_dot: bool, size: int):
@@ -231,7 +288,7 @@ class Operations(pyfuse3.Operations):
                 node = dirnode
             else:
                 node = self.inodes.find_path(dirnode.parent_path) or dirnode
-            return self._attrs(node, 0), node.path, node.mtime_ns, node.access
+            return self._attrs(node, 0, entry), node.path, node.mtime_ns, node.access
         path = self.inodes.child_path(dirnode, name)
         mtime, access = _inherit(entry, dirnode)
         attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy, access)
@@ -249,18 +306,19 @@ class Operations(pyfuse3.Operations):
     @handler
     async def open(self, inode, flags, ctx=None):
         node = self._node(inode)
-        if isinstance(node.entry, Dir):
+        entry = await self._entry(node)
+        if isinstance(entry, Dir):
             raise _fail(errno.EISDIR)
         if flags & os.O_ACCMODE != os.O_RDONLY:
             raise _fail(errno.EROFS)
         fh = next(self._fh)
-        self._files[fh] = node.entry
+        self._files[fh] = entry
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
         parent = self.inodes.find_path(node.parent_path) if node.path else None
         folder = parent.entry if parent is not None else None
-        if isinstance(folder, Dir) and folder.wants_read_ahead(node.entry.name):
-            await self._work(folder.read_ahead, node.entry.name)
+        if isinstance(folder, Dir) and folder.wants_read_ahead(entry.name):
+            await self._work(folder.read_ahead, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 
@@ -315,7 +373,7 @@ class Operations(pyfuse3.Operations):
     # -- extended attributes ---------------------------------------------
 
     async def _xattrs(self, node: Inode, name: str | None) -> dict[str, bytes]:
-        entry = node.entry
+        entry = await self._entry(node)
         # a view's folder gets its attributes (class id, error) when the view opens;
         # open it for user.* questions only: ls -l asks for security.* and system.*
         # on every entry and must not decrypt every pak in a folder

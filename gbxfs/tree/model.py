@@ -19,7 +19,9 @@ Access = tuple[int, int, int]
 class Entry:
     """Common part of files and directories."""
 
-    __slots__ = ("name", "xattrs", "mtime_ns", "access")
+    # __weakref__: the FUSE inode table refers to entries weakly (an entry of an evicted
+    # listing is made again from its path), so that it never holds a million of them
+    __slots__ = ("name", "xattrs", "mtime_ns", "access", "__weakref__")
 
     def __init__(self, name: str, *, xattrs: Xattrs | None = None, mtime_ns: int | None = None,
                  access: Access | None = None):

@@ -90,7 +90,7 @@ def test_deeper_than_the_cap_and_unreadable_paks_are_skipped_the_rest_extracts(t
     write_packs(tmp_path / "p", {"Deep": [PakFile("A/" + "d/" * 12 + "f", b"x", folder_depth=1)],
                                  "Good": [PakFile("A/fine.txt", b"fine")],
                                  "Locked": [PakFile("A/locked.txt", b"locked")]})
-    monkeypatch.setattr("gbxfs.formats.pak.header.MAX_DEPTH", 10)
+    monkeypatch.setattr("gbxfs.formats.pak.table.MAX_DEPTH", 10)   # where file paths are checked
     locked = tmp_path / "p" / "Locked.pak"
     real_open = os.open
 

@@ -45,3 +45,54 @@ def test_lookup_counts_and_forget():
     t.forget(pyfuse3.ROOT_INODE, 100)       # the root stays
     assert t.get(pyfuse3.ROOT_INODE) is t.root
     t.forget(123456, 1)                      # unknown inodes are ignored
+
+
+def test_leaves_count_like_a_dict_through_growth_and_removals():
+    import random
+    from gbxfs.fuse.leaves import Leaves
+    rnd = random.Random(11)
+    leaves, model = Leaves(8), {}
+    keys = [rnd.getrandbits(63) | 2 for _ in range(3000)]
+    for step in range(20000):
+        k = rnd.choice(keys)
+        op = rnd.random()
+        if op < 0.6:
+            leaves.add(k, k % 7)
+            d, c = model.get(k, (k % 7, 0))
+            model[k] = (d, c + 1)
+        elif op < 0.9:
+            got = leaves.forget(k, 1)
+            if k not in model:
+                assert got is None
+            else:
+                d, c = model[k]
+                assert got == (d, c - 1)
+                if c == 1:
+                    del model[k]
+                else:
+                    model[k] = (d, c - 1)
+        else:
+            assert leaves.pop(k) == model.pop(k, None)
+        assert len(leaves) == len(model)
+    assert all(leaves.get(k) == model.get(k) for k in keys)
+
+
+def test_listed_files_are_held_compactly_under_their_folder():
+    t = InodeTable(Dir("r", children=[]), 0)
+    folder_entry = Dir("d", children=[])
+    folder = t.remember("d", folder_entry, 5)
+    files = [BytesFile(f"f{i}", b"x") for i in range(100)]
+    for f in files:
+        t.remember_listed(folder, f"d/{f.name}", f, 5, path_inode(f"d/{f.name}"))
+    assert len(t) == 102 and len(t._nodes) == 2 and folder.leaves == 100
+    leaf = t.get(path_inode("d/f7"))
+    assert (leaf.path, leaf.folder, leaf.lookups, leaf.entry) == (None, folder, 1, None)
+    t.forget(folder.inode, 1)                   # the kernel forgot the folder: its files keep it
+    assert t.get(folder.inode) is folder
+    # a lookup of its own makes a full node, with the count it had
+    full = t.remember("d/f7", files[7], 5)
+    assert full.lookups == 2 and full.entry is files[7] and folder.leaves == 99
+    for f in files:
+        t.forget(path_inode(f"d/{f.name}"), 1)
+    assert t.get(folder.inode) is None          # its last file forgotten: the folder goes too
+    assert t.get(full.inode) is full and len(t) == 2

@@ -77,7 +77,7 @@ def test_folders_up_to_the_cap_resolve_without_recursion():
 def test_deep_sub_path_in_a_file_name_is_refused_with_a_clear_error(tmp_path, monkeypatch):
     # the writer refuses what its reader refuses: write under the cap, then read with a lower one
     tree = _pak_tree(tmp_path, [PakFile("A/" + "d/" * 12 + "f.txt", b"x", folder_depth=1)])
-    monkeypatch.setattr("gbxfs.formats.pak.header.MAX_DEPTH", 10)
+    monkeypatch.setattr("gbxfs.formats.pak.table.MAX_DEPTH", 10)   # where file paths are checked
     kids = tree.children()
     assert set(kids) == {".pak-info.txt", "error.txt"}
     assert b"nested" in kids["error.txt"].read(0, 1000)

@@ -7,7 +7,8 @@ from typing import Any
 from . import classdb
 
 
-@dataclass(eq=False)
+# Chunk and Node have __slots__: a map has thousands of each (no __dict__ per record)
+@dataclass(eq=False, slots=True)
 class Chunk:
     """One chunk of a node (or one header chunk).
 
@@ -30,7 +31,7 @@ class Chunk:
     name: str | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """A class instance read by ReadNode. `index` is its slot in the node list
     (0 = main node; None for direct/encapsulated nodes that have no slot)."""
@@ -73,6 +74,15 @@ class NodeRef:
     index: int | None
     node: Node | None = None
     external: ExternalRef | None = None
+
+    def __init__(self, kind: str, index: int | None, node: Node | None = None, external: ExternalRef | None = None):
+        # what the generated frozen __init__ does, without a call per field (one
+        # NodeRef per node reference: thousands per map)
+        d = self.__dict__
+        d["kind"] = kind
+        d["index"] = index
+        d["node"] = node
+        d["external"] = external
 
     def __str__(self) -> str:
         if self.external is not None:

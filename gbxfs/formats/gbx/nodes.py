@@ -16,6 +16,7 @@ declaration engine never imports this module.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -23,13 +24,15 @@ from . import classdb
 from .decl import Registry, registry
 from .errors import GbxError
 from .model import Chunk, ExternalRef, Node, NodeRef
-from .reader import GbxReader
+from .reader import SKIP_MARKER, GbxReader
 from .textreader import make_reader
 
 END_MARKER = 0xFACADE01
 MAX_CHUNKS_PER_NODE = 1 << 16
 MAX_DEPTH = 32               # nested ReadNode calls (node refs inside node refs)
 NULL_CLASS = 0xFFFFFFFF
+_u32 = struct.Struct("<I").unpack_from
+_i32 = struct.Struct("<i").unpack_from
 
 
 def node_label(node: Node) -> str:
@@ -41,17 +44,24 @@ class NodeWalker:
     """ReadNode and the node references that lead to it, with one set of declarations
     (`decls`; None: the shipped ones). Stateless: the reader holds the parse state."""
 
-    __slots__ = ("decls",)
+    __slots__ = ("decls", "_classes")
 
     def __init__(self, decls: Registry | None = None):
         self.decls = decls if decls is not None else registry()
+        self._classes = self.decls.class_cache      # class id as stored -> _class_info
 
     def noderef(self, r: GbxReader) -> NodeRef | None:
         """A node reference: an index into the node list (the node follows when new)."""
         if r.encapsulated:
             return self.direct_node(r)
-        at = r.tell()
-        index = r.i32()
+        p = r._pos
+        at = p - r._base            # r.tell()
+        buf = r._buf if not r.text else None        # in memory: the u32s read here
+        if buf is not None and p + 4 <= r._end:
+            index = _i32(buf, p)[0]
+            r._pos = p + 4
+        else:
+            index = r.i32()
         if index == -1:
             return None
         if index < 0 or (r.num_nodes is not None and index >= r.num_nodes):
@@ -61,7 +71,13 @@ class NodeWalker:
             return NodeRef("external", index, external=existing)
         if existing is not None:
             return NodeRef("back", index, node=existing)
-        return NodeRef("new", index, node=self.read_node(r, r.hex32(), index))
+        p = r._pos
+        if buf is not None and p + 4 <= r._end:
+            raw_class_id = _u32(buf, p)[0]
+            r._pos = p + 4
+        else:
+            raw_class_id = r.hex32()
+        return NodeRef("new", index, node=self.read_node(r, raw_class_id, index))
 
     def direct_node(self, r: GbxReader) -> NodeRef | None:
         """A node stored as class id + chunks, without a slot (0xFFFFFFFF/-1 = null)."""
@@ -76,7 +92,10 @@ class NodeWalker:
         ReadNode in the game): no on_node call."""
         if r.depth >= MAX_DEPTH:
             raise r.error(f"nodes nested deeper than {MAX_DEPTH}")
-        class_id = classdb.remap(raw_class_id)
+        info = self._classes.get(raw_class_id)
+        if info is None:
+            info = self._classes[raw_class_id] = self._class_info(raw_class_id)
+        class_id, archive = info
         node = Node(index, class_id, raw_class_id=raw_class_id if raw_class_id != class_id else None)
         if hook and r.on_node is not None:
             r.on_node(class_id)
@@ -85,26 +104,40 @@ class NodeWalker:
         r.all_nodes.append(node)
         r.depth += 1
         try:
-            self.walk_node(r, node)
+            if archive is None:
+                self._walk_chunks(r, node)
+            else:
+                self._walk_archive(r, node, archive)
         finally:
             r.depth -= 1
         return node
 
-    def walk_node(self, r: GbxReader, node: Node) -> None:
+    def _class_info(self, raw_class_id: int) -> tuple[int, Any]:
+        """(current class id, its `archive` declaration or None) for a class id as stored."""
+        class_id = classdb.remap(raw_class_id)
+        archive = self.decls.get(class_id)
+        return class_id, archive if archive is not None and "archive" in archive.flags else None
+
+    def _walk_chunks(self, r: GbxReader, node: Node) -> None:
         """Read the chunks of `node` up to its end marker."""
         reg = self.decls
         infos = reg.walk_cache
         base = r.offset_base
-        archive = reg.get(node.class_id)
-        if archive is not None and "archive" in archive.flags:
-            self._walk_archive(r, node, archive)
-            return
+        # binary in memory: chunk ids and skip markers read here from the buffer (the
+        # reader's own methods for everything else, and for the errors)
+        fast = r._buf is not None and not r.text
         while True:
-            at = r.tell()
-            try:
-                raw_id = r.chunk_id()
-            except GbxError as e:
-                raise _walker_error(e.add_context(node=node_label(node), where="body"))
+            p = r._pos
+            at = p - r._base        # r.tell()
+            if fast and p + 4 <= r._end:
+                raw_id = _u32(r._buf, p)[0]
+                r._pos = p = p + 4
+            else:
+                try:
+                    raw_id = r.chunk_id()
+                except GbxError as e:
+                    raise _walker_error(e.add_context(node=node_label(node), where="body"))
+                p = r._pos
             if raw_id == END_MARKER:
                 node.complete = True
                 return
@@ -115,7 +148,13 @@ class NodeWalker:
             if info is None:
                 info = infos[raw_id] = _chunk_info(reg, raw_id)
             cid, stored_id, decl, name = info
-            if r.skip_marker():
+            if fast:
+                skip = p + 4 <= r._end and _u32(r._buf, p)[0] == SKIP_MARKER
+                if skip:
+                    r._pos = p + 4
+            else:
+                skip = r.skip_marker()
+            if skip:
                 _skippable(r, node, cid, stored_id, decl, name)
                 continue
             if decl is None:
@@ -136,15 +175,15 @@ def _decode_chunk(r: GbxReader, node: Node, decl: Any, cid: int, stored_id: int 
     """Decode a chunk that has no size (not skippable) with its declaration and append
     it to `node`; on a decoding error the chunk is kept with the error, which is
     then raised (the rest of the node cannot be found)."""
-    base, start = r.offset_base, r.tell()
+    base, start = r.offset_base, r._pos - r._base      # r.tell(), without the call
     try:
         values, error = decl.decode(r, cid, node), None
     except GbxError as e:
         values, error = None, e.add_context(chunk_id=cid, node=node_label(node), where="body")
         node.error = e
-    end = r.tell()
-    node.chunks.append(Chunk(cid, base + start, end - start, r.raw(start, end), False, values, error, stored_id,
-                             name=name))
+    end = r._pos - r._base
+    raw = bytes(r._buf[r._base + start:r._base + end]) if r._buf is not None else r.raw(start, end)
+    node.chunks.append(Chunk(cid, base + start, end - start, raw, False, values, error, stored_id, name=name))
     if error is not None:
         raise error
 

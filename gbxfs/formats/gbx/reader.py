@@ -59,10 +59,16 @@ def _fixed_read(unpack: Callable, size: int) -> Callable[["GbxReader"], Any]:
     return read
 
 
-def _text(data) -> str:
-    """A stored string as text. A leading byte order mark is dropped (some tools
-    write one before nicknames); the `.bin` files keep the stored bytes."""
-    return bytes(data).decode("utf-8-sig", "replace")
+_BOM = b"\xef\xbb\xbf"
+
+
+def stored_text(data: bytes | memoryview) -> str:
+    """A stored string as text. A leading byte order mark is dropped (some tools write
+    one before nicknames; the `.bin` files keep it): "utf-8-sig" decoding without
+    that codec's Python wrapper, which cost more than the decoding itself."""
+    if data and data[0] == 0xEF and data[:3] == _BOM:
+        data = data[3:]
+    return str(data, "utf-8", "replace")
 
 
 def _no_feed(data: bytes) -> None:
@@ -279,13 +285,22 @@ class GbxReader:
         return bytes(self._take(n))
 
     def string(self) -> str:
+        buf = self._buf
+        if buf is not None:        # in memory and all there: no other call
+            p = self._pos
+            if p + 4 <= self._end:
+                n = _u32(buf, p)[0]
+                q = p + 4 + n
+                if n <= MAX_STRING and q <= self._end:
+                    self._pos = q
+                    return stored_text(buf[p + 4:q])
         n = self.u32()
         if n > MAX_STRING:
             raise self.error(f"string length {n} too large", self.tell() - 4)
         if self._end is not None and n > self._end - self._pos:
             raise Truncated(f"string of {n} bytes, {self._end - self._pos} left",
                             offset=self.offset_base + self.tell() - 4)
-        return _text(self._take(n))
+        return stored_text(self._take(n))
 
     def marker(self, expected: bytes) -> None:
         """Literal bytes that must be present ("<Thumbnail.jpg>")."""

@@ -1,7 +1,7 @@
 """A TrackMania pak (version 3): opened with its key, entered lazily.
 
     arc = PakArchive(read_at, size, key)      # decrypts the header only
-    arc.header.md5_ok, arc.folders, arc.files
+    arc.header.md5_ok, arc.folders, arc.files (the FileTable, kept in the cache)
     arc.metadata().headers[index]             # GBX header bytes, no data decrypted
     arc.gbx_header(index)                     # one of them (what a GBX folder asks for)
     e = arc.entry(rec); e.size; e.check(); e.read(offset, n); e.pieces()
@@ -14,7 +14,8 @@ from __future__ import annotations
 import struct
 import sys
 import threading
-from typing import Any
+import weakref
+from typing import Any, Iterator, Sequence
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
 from gbxfs.formats.pak.entry import PakEntry, NoCache
@@ -23,6 +24,7 @@ from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, 
                                       PakHeader, read_header)
 from gbxfs.formats.pak.metadata import Metadata, read_metadata
 from gbxfs.formats.pak.stream import EncryptedStream, ReadAt, read_exact
+from gbxfs.formats.pak.table import FileTable
 
 
 def peek_version(read_at: ReadAt, size: int) -> int:
@@ -49,22 +51,57 @@ class PakArchive:
         self._cache = cache if cache is not None else NoCache()
         self._token = object()   # this archive's cache key prefix
         self._decls = decls   # GBX chunk declarations for embedded GBX (None: the shipped ones)
-        cipher_size = (size - CIPHER_OFFSET) & ~(BLOCK - 1)
-        stream = EncryptedStream(read_at, self.key, IV_OFFSET, cipher_size)
+        self.table_loads = 0      # times the file table was read (once, plus once per eviction)
+        self.header: PakHeader = self._read_header()
+        table = self.header.files
+        self.file_count = len(table)
+        # the file table lives in the cache (a million files: tens of MB), read again when evicted;
+        # the header's `files` fetches it from there
+        self._table_key = (self._token, "table")
+        self._held: FileTable | None = None
+        if isinstance(self._cache, NoCache):
+            self._held = table
+        else:
+            self._cache.put(self._table_key, table, table.nbytes, costly=True)
+        self.header.files = _TableView(self)
+        # entries live while the tree holds them (a listed folder, a file the kernel knows)
+        self._entries: weakref.WeakValueDictionary[int, PakEntry] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+
+    def _read_header(self) -> PakHeader:
+        self.table_loads += 1
+        cipher_size = (self.size - CIPHER_OFFSET) & ~(BLOCK - 1)
+        stream = EncryptedStream(self._read_at, self.key, IV_OFFSET, cipher_size)
         try:
-            self.header: PakHeader = read_header(stream, self.version, cipher_size)
+            return read_header(stream, self.version, cipher_size)
         except PakError as e:
             raise PakError(f"header does not decode (wrong key or corrupt pak): {e.reason}") from None
-        self._entries: dict[int, PakEntry] = {}
-        self._lock = threading.Lock()
+
+    def table(self) -> FileTable:
+        """The file table: from the cache, or read again (once, however many
+        threads ask at the same time) after it was evicted."""
+        if self._held is not None:
+            return self._held
+        return self._cache.get_or_make(self._table_key, self._reload_table)
+
+    def table_in_memory(self) -> FileTable | None:
+        """The file table if it is in memory now (no reading needed), else None."""
+        return self._held if self._held is not None else self._cache.get(self._table_key)
+
+    def _reload_table(self) -> tuple[FileTable, int]:
+        header = self._read_header()
+        if header.stored_md5 != self.header.stored_md5 or header.md5_ok != self.header.md5_ok:
+            raise PakError("the pak's header changed since it was opened")
+        table = header.files
+        return table, table.nbytes
 
     @property
     def folders(self):
         return self.header.folders
 
     @property
-    def files(self) -> list[PakFileRecord]:
-        return self.header.files
+    def files(self) -> FileTable:
+        return self.table()
 
     def metadata(self) -> Metadata:
         """The metadata section, from the cache (up to 64 MiB inflated: it must
@@ -77,7 +114,7 @@ class PakArchive:
                 if meta is None:
                     h = self.header
                     meta = read_metadata(self._read_at, self.size, self.key, h.meta_offset,
-                                         h.meta_size, h.meta_stored_size, len(h.files))
+                                         h.meta_size, h.meta_stored_size, self.file_count)
                     self._cache.put(key, meta, metadata_cost(meta))
         return meta
 
@@ -95,6 +132,24 @@ class PakArchive:
                                   self._decls)
                     self._entries[rec.index] = e
         return e
+
+
+class _TableView(Sequence[PakFileRecord]):
+    """PakHeader.files of an open archive: the table, wherever it is now."""
+
+    __slots__ = ("_arc",)
+
+    def __init__(self, arc: PakArchive):
+        self._arc = arc
+
+    def __len__(self) -> int:
+        return self._arc.file_count
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._arc.table()[i]
+
+    def __iter__(self) -> Iterator[PakFileRecord]:
+        return iter(self._arc.table())
 
 
 def metadata_cost(meta: Metadata) -> int:

@@ -14,6 +14,7 @@ key file): everything else too.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 from gbxfs.formats.pak import packgbx
@@ -26,6 +27,7 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.header6 import Pack6Table, PlainStream, read_table
 from gbxfs.formats.pak.metadata import Metadata
+from gbxfs.formats.pak.table import FileTable
 from gbxfs.formats.pak.stream import EncryptedStream
 
 FIRST_VERSION, LAST_VERSION = 6, 18
@@ -60,7 +62,7 @@ class PackArchive:
         self.table: Pack6Table | None = None
         self.table_error: str | None = None
         self.data_offset = 0
-        self._entries: dict[int, PackEntry] = {}
+        self._entries: weakref.WeakValueDictionary[int, PackEntry] = weakref.WeakValueDictionary()
         self._lock = threading.Lock()
         self._read_table()
 
@@ -104,8 +106,11 @@ class PackArchive:
         return self.table.folders if self.table else []
 
     @property
-    def files(self) -> list[PakFileRecord]:
-        return self.table.files if self.table else []
+    def files(self) -> FileTable:
+        return self.table.files if self.table else FileTable.of_records([], [])
+
+    def table_in_memory(self) -> FileTable:
+        return self.files    # the pack keeps its table (version 6+ tables are records)
 
     def metadata(self) -> Metadata:
         """Versions 6+ keep GBX headers in a section whose layout is not public: none here."""

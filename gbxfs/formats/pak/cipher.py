@@ -87,7 +87,23 @@ class PakKey:
         return Decrypter(_Chain(self, iv), pos)
 
     def encrypter(self, iv: bytes) -> "Encrypter":
-        return Encrypter(self._cbc(iv))
+        return Encrypter(_LazyCbc(self, iv))
+
+
+class _LazyCbc:
+    """A CBC encrypter made on the first encrypt: the writer makes one stream
+    per entry, and the key schedule (~250 us) would dominate writing a pak of
+    a million empty entries, which encrypt nothing."""
+
+    __slots__ = ("_key", "_iv", "_cbc")
+
+    def __init__(self, key: PakKey, iv: bytes):
+        self._key, self._iv, self._cbc = key, iv, None
+
+    def encrypt(self, plain: bytes) -> bytes:
+        if self._cbc is None:
+            self._cbc = self._key._cbc(self._iv)
+        return self._cbc.encrypt(plain)
 
 
 class _Chain:

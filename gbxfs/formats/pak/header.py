@@ -12,69 +12,19 @@ from dataclasses import dataclass, field
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, MAX_DEPTH, MAX_NAME,  # noqa: F401
+                                       NO_FEED_FLAG, PACK_COMPRESSED_FLAGS, PUBLIC_FILE_FLAG, PakFileRecord,
+                                       PakFolder, _component, decode_name, split_name)
 from gbxfs.formats.pak.stream import PageReader
+from gbxfs.formats.pak.table import FileTable, read_files
 
 MAGIC = b"NadeoPak"
 IV_OFFSET = 12          # u64 header IV after magic + u32 version
 CIPHER_OFFSET = 20
 KNOWN_VERSIONS = (1, 2, 3)
-MAX_NAME = 0x1000        # longest folder/file name accepted (real ones are short)
-# deepest path (folders + backslash sub-paths of a name) accepted; real paks nest a few levels,
-# and a path this deep already nears what a file system path (4096 bytes) can hold
-MAX_DEPTH = 255
 FOLDER_MIN = 8           # i32 parent + u32 name length
 FILE_MIN = 4 + 4 + 28    # i32 folder + u32 name length + fixed fields
-COMPRESSED_FLAGS = 0x7C
-NO_FEED_FLAG = 0x100000000
-PACK_COMPRESSED_FLAGS = 0x3C        # version 6+ (GBX.NET.PAK's Pak6 reader)
-PUBLIC_FILE_FLAG = 0x2000000000000
-FORCE_NO_CRYPT_FLAG = 0x4000000000000
-
 _FILE_FIXED = struct.Struct("<5IQ")
-
-
-@dataclass(frozen=True, slots=True)
-class PakFolder:
-    index: int
-    parent: int
-    name: str                 # as stored, usually with a trailing backslash
-    parts: tuple[str, ...]    # sanitized path components from the archive root
-
-
-@dataclass(frozen=True, slots=True)   # slots: a pak may list a million files
-class PakFileRecord:
-    index: int
-    folder: int
-    name: str                 # as stored; may hold backslash sub-paths
-    parts: tuple[str, ...]    # sanitized path components from the archive root
-    unknown: int
-    size: int                 # uncompressed size
-    stored_size: int          # compressed size (bytes of data after the IV, before padding)
-    offset: int               # relative to dataOffset
-    class_id: int
-    flags: int
-    version: int = 3              # pak version (6+: ManiaPlanet/TM2020 packs)
-    checksum: bytes | None = None  # version 14+: a 16-byte per-file checksum (meaning not public)
-    size2: int | None = None       # version 17+: one more size field (meaning not public)
-
-    @property
-    def path(self) -> str:
-        return "/".join(self.parts)
-
-    @property
-    def compressed(self) -> bool:
-        return bool(self.flags & (COMPRESSED_FLAGS if self.version < 6 else PACK_COMPRESSED_FLAGS))
-
-    @property
-    def encrypted(self) -> bool:
-        """Version 6+ files flagged PublicFile or ForceNoCrypt are stored in clear."""
-        return self.version < 6 or not self.flags & (PUBLIC_FILE_FLAG | FORCE_NO_CRYPT_FLAG)
-
-    @property
-    def feeds(self) -> bool:
-        """Embedded GBX nodes feed ivXor unless the "no dummy write" bit is set
-        (and only where there is a cipher to feed)."""
-        return not self.flags & NO_FEED_FLAG and self.encrypted
 
 
 @dataclass
@@ -89,16 +39,9 @@ class PakHeader:
     extra: bytes              # the 16 unnamed bytes (version >= 3)
     flags: int
     folders: list[PakFolder] = field(default_factory=list)
-    files: list[PakFileRecord] = field(default_factory=list)
+    files: FileTable | list[PakFileRecord] = field(default_factory=list)
     folder_feed: bytes | None = None   # what the folder feed fed, None when it did not apply
     plain_size: int = 0       # plain header bytes from the md5 field to the end of the file table
-
-
-def decode_name(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
 
 
 def folder_feed_bytes(folder_names: list[str]) -> bytes | None:
@@ -107,16 +50,6 @@ def folder_feed_bytes(folder_names: list[str]) -> bytes | None:
     if len(folder_names) > 2 and len(folder_names[2]) > 4:
         return folder_names[2].encode("utf-16-le")[4:8]
     return None
-
-
-def _component(name: str) -> str:
-    # A pak path must not escape its folder or smuggle a separator.
-    name = name.replace("/", "_").replace("\0", "_")
-    return "_" + name if name in (".", "..") else name
-
-
-def split_name(name: str) -> tuple[str, ...]:
-    return tuple(_component(p) for p in name.split("\\") if p)
 
 
 class _Fields:
@@ -170,20 +103,12 @@ def read_header(stream, version: int, cipher_size: int) -> PakHeader:
         stream.feed(fed)
     folders = _resolve_folders(raw_folders)
     n_files = f.count("files", FILE_MIN)
-    files = []
-    for i in range(n_files):
-        folder = f.i32()
-        name = f.string("file")
-        unknown, size, stored, offset, class_id, fflags = _FILE_FIXED.unpack(f.take(_FILE_FIXED.size))
-        if not 0 <= folder < len(folders):
-            raise PakError(f"file {i} ({name!r}) is in folder {folder}, the pak has {len(folders)}")
-        parts = folders[folder].parts + split_name(name)
-        if len(parts) > MAX_DEPTH:
-            raise PakError(f"file {i} is nested {len(parts)} levels deep (more than {MAX_DEPTH})")
-        files.append(PakFileRecord(i, folder, name, parts, unknown, size, stored, offset, class_id, fflags))
-    plain = bytes(16) + bytes(src.taken[16:])
-    return PakHeader(version, md5, hashlib.md5(plain).digest() == md5, meta_offset, data_offset,
-                     meta_size, meta_stored, extra, flags, folders, files, fed, len(plain))
+    # no feed comes after the folder feed: the rest is decrypted in large pieces
+    before = src.consumed
+    digest = hashlib.md5(bytes(16) + src.taken[16:])
+    files, size = read_files(src.read_upto, n_files, folders, digest)
+    return PakHeader(version, md5, digest.digest() == md5, meta_offset, data_offset,
+                     meta_size, meta_stored, extra, flags, folders, files, fed, before + size)
 
 
 def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:

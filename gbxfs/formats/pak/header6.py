@@ -24,6 +24,7 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import (FILE_MIN, FOLDER_MIN, PakFileRecord, PakFolder, _Fields,
                                       _resolve_folders, folder_feed_bytes, split_name)
 from gbxfs.formats.pak.stream import PageReader
+from gbxfs.formats.pak.table import FileTable
 
 _FILE_HEAD = struct.Struct("<5I")
 
@@ -41,7 +42,7 @@ class Pack6Table:
     author: tuple | None         # version 6 only: (version, login, nick, zone, extra)
     flags: int
     folders: list[PakFolder] = field(default_factory=list)
-    files: list[PakFileRecord] = field(default_factory=list)
+    files: FileTable | list[PakFileRecord] = field(default_factory=list)
     folder_feed: bytes | None = None
     plain_size: int = 0
 
@@ -85,7 +86,8 @@ def read_table(stream, version: int, size: int) -> Pack6Table:
                                    stored, offset, class_id, fflags, version, checksum, size2))
     plain = bytes(16) + bytes(src.taken[16:])
     return Pack6Table(version, md5, hashlib.md5(plain).digest() == md5, meta_offset, data_offset, meta_size,
-                      meta_stored, total, author, flags, folders, files, fed, len(plain))
+                      meta_stored, total, author, flags, folders, FileTable.of_records(folders, files), fed,
+                      len(plain))
 
 
 def build_table(version: int, *, meta_offset: int, data_offset: int, flags: int,

@@ -130,6 +130,21 @@ class PageReader(RefillingSource):
         self._fetched += page
         return page
 
+    def read_upto(self, n: int) -> bytes:
+        """Up to `n` next bytes (b"" at the end; fewer at the end of a piece),
+        decrypted in pieces of about `n` bytes rather than page by page. Only for
+        what follows the last feed (the rest of a header): bytes read this way
+        are not kept for `taken`."""
+        n = min(n, self.size - self.consumed)
+        if n <= 0:
+            return b""
+        if self._off >= len(self._buf):
+            self._buf, self._off = self._stream.fetch(-(-n // PAGE) * PAGE), 0
+        out = self._buf[self._off:self._off + n]
+        self._off += len(out)
+        self.consumed += len(out)
+        return out
+
     @property
     def taken(self) -> bytes:
         """Every byte handed out so far (the entry's original bytes): the

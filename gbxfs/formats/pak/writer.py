@@ -163,3 +163,20 @@ def write_packs(folder: str | os.PathLike, paks: dict[str, list[PakFile]], *, sa
     written["packlist.dat"] = out / "packlist.dat"
     written["packlist.dat"].write_bytes(packlist.build(entries, salt))
     return written
+
+
+def many_files(count: int, *, seed: int = 1, per_folder: int = 1000) -> list[PakFile]:
+    """`count` small entries with seeded names, `per_folder` to a folder
+    (two folder levels): a pak whose file table is its bulk, for measuring and
+    testing large tables. Every 97th entry holds a few bytes, the rest are empty."""
+    import random
+    rnd = random.Random(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    exts = (".txt", ".dds", ".ogg", ".png", "")
+    out = []
+    for i in range(count):
+        folder = i // per_folder
+        name = "".join(rnd.choices(alphabet, k=rnd.randint(4, 12))) + rnd.choice(exts)
+        data = rnd.randbytes(rnd.randint(1, 200)) if i % 97 == 0 else b""
+        out.append(PakFile(f"Data/G{folder // 32:03d}/F{folder % 32:02d}/{name}", data, compress=i % 2 == 0))
+    return out

@@ -75,11 +75,15 @@ def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_
     own `summary_header()`."""
     groups: dict[str, list[str]] = {MAPS: [], REPLAYS: []}
     for name, e in kids.items():
+        if not e.is_dir:       # only folders are GBX files (class_id_of): every listing passes here
+            continue
         k = kind(class_id_of(name, e))
         if k is not None:
             groups[MAPS if k == "map" else REPLAYS].append(name)
-    get = header_of or _summary_header
     out: list[Entry] = []
+    if not groups[MAPS] and not groups[REPLAYS]:
+        return out
+    get = header_of or _summary_header
     taken = dict(kids)
     for base, names in groups.items():
         if not names:

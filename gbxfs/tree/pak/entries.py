@@ -11,20 +11,23 @@ from __future__ import annotations
 import errno
 import itertools
 import threading
-from typing import Callable, Mapping
+from typing import Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
 from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
 from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
 from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
-from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR, typed_renames
+from gbxfs.tree.pak.index import PakIndex
+from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR, typed_name
 
 
 class PakEntrySource:
@@ -32,6 +35,7 @@ class PakEntrySource:
     unverifiable -> EIO."""
 
     __slots__ = ("entry", "size", "mtime_ns")
+    access = None      # a pak entry shows its pak's access bits (inherited from the pak folder)
 
     def __init__(self, entry: PakEntry, mtime_ns: int):
         self.entry = entry
@@ -60,8 +64,14 @@ class PakEntryFile(SourceFile):
 
     __slots__ = ()
 
-    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int, **kw):
-        super().__init__(name, PakEntrySource(entry, mtime_ns), **kw)
+    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int):
+        # one per file a pak folder lists (find makes 30,000 of them): the slots are
+        # set here rather than through the SourceFile/File/Entry initialisers, whose
+        # xattrs and error go to the record's and the entry's properties anyway
+        self.name = name
+        self.mtime_ns = mtime_ns
+        self.access = None
+        self.source = PakEntrySource(entry, mtime_ns)
 
     @property
     def entry(self) -> PakEntry:
@@ -154,41 +164,130 @@ CHEAP_LISTING = 256
 # what opening an unread entry reads ahead of its folder's later ones, in one worker visit
 READ_AHEAD_FILES = 32
 READ_AHEAD_BYTES = 1 << 20
+# what one listed entry keeps alive (its tree object, its PakEntry and record), measured
+# with tracemalloc over listings of a pak's folders (about 1050 bytes: tests/tree/test_pak_table.py); rounded up
+LISTED_ENTRY_COST = 1280
+
+
+class PakTree:
+    """What the folders of one open pak share: the archive, the index of its
+    folders (tree/pak/index.py) and how entries are made. The table and the
+    index live in ctx.cache (made again when evicted); so do the listings."""
+
+    __slots__ = ("arc", "ctx", "mtime", "root_extra")
+
+    def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
+        self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
+
+    def index(self) -> PakIndex:
+        arc = self.arc
+        return self.ctx.cache.get_or_make(("pak.index", arc), lambda: _made_index(arc.files))
+
+    def in_memory(self) -> tuple[FileTable, PakIndex] | None:
+        """The table and the index if both are in memory now (no reading or parsing needed)."""
+        table = self.arc.table_in_memory()
+        index = self.ctx.cache.get(("pak.index", self.arc))
+        return None if table is None or index is None else (table, index)
+
+    def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None) -> list[Entry]:
+        table, index = have or (self.arc.files, self.index())
+        ctx, arc, mtime = self.ctx, self.arc, self.mtime
+        gbx_folders = ctx.gbx_mode == "folder"
+        version = arc.version
+
+        def typed(rec) -> str | None:
+            return typed_name(rec.parts[-1], rec.class_id, version) if ctx.typed_names else None
+
+        kids: list[Entry] = list(self.root_extra) if node == 0 else []
+        reserved = _ROOT_RESERVED if node == 0 else _FOLDER_RESERVED
+        for name, v in index.listing(node, table, reserved, typed):
+            if isinstance(v, int):
+                kids.append(PakFolder(name, self, v, cheap=index.size(v) <= CHEAP_LISTING, mtime_ns=mtime))
+                continue
+            entry = arc.entry(v)
+            # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
+            if gbx_folders and name.lower().endswith(".gbx") and v.size:
+                e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
+                e.xattrs.update(_record_xattrs(v, name))
+            else:
+                e = PakEntryFile(name, entry, mtime_ns=mtime)
+            kids.append(e)
+        # maps.csv / replays.csv under names no archive entry has
+        kids += index_files({e.name: e for e in kids}, ctx.cache, ("gbx.index", arc, node))
+        return kids
+
+
+def _made_index(table: FileTable) -> tuple[PakIndex, int]:
+    index = PakIndex(table)
+    return index, index.nbytes
 
 
 class PakFolder(Dir):
-    """A folder inside a pak. error.txt appears once one of its entries is
-    known to be unverifiable (found out when it is first read)."""
+    """A folder inside a pak. Its listing is made from the pak's index when
+    listed and kept in ctx.cache (costed per entry): evicted, it is made again,
+    identical. error.txt appears once one of its entries is known to be
+    unverifiable (found out when it is first read)."""
 
-    __slots__ = ("_files", "_cheap", "_order")
+    __slots__ = ("_tree", "_node", "_cheap", "_pinned")
 
-    def __init__(self, name: str, load: Callable[[], tuple[list[Entry], list[PakEntry]]], *,
-                 cheap: bool = False, **kw):
-        # entries are made when the folder is first listed: a pak of a million files
-        # costs only its file table until its folders are visited
-        self._files: list[PakEntry] = []
-        self._cheap = cheap
-        self._order: dict[str, int] | None = None
+    def __init__(self, name: str, tree: PakTree, node: int, *, cheap: bool = False, **kw):
+        super().__init__(name, **kw)
+        self._tree, self._node, self._cheap = tree, node, cheap
+        self._pinned: Mapping[str, Entry] | tuple | None = None
 
-        def listing() -> list[Entry]:
-            kids, self._files = load()
-            return kids
-        super().__init__(name, load=listing, **kw)
+    @property
+    def _key(self):
+        return ("pak.list", self._tree.arc, self._node)
+
+    def _listing(self) -> Mapping[str, Entry]:
+        pinned, self._pinned = self._pinned, None
+        if isinstance(pinned, dict):
+            return pinned
+        cache = self._tree.ctx.cache
+        kids = cache.get(self._key)
+        if kids is None:
+            with self._lock:
+                kids = cache.get(self._key)
+                if kids is None:
+                    kids = {c.name: c for c in self._tree.listing(self._node, pinned)}
+                    cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids) + ITEM_OVERHEAD)
+        return kids
 
     def children(self) -> Mapping[str, Entry]:
-        kids = super().children()
-        bad = [(e.rec, e.error) for e in self._files if e.error]
+        kids = self._listing()
+        bad = [(e.rec, e.error) for e in map(_pak_entry, kids.values()) if e is not None and e.error]
         if not bad or ERROR_NAME in kids:
             return kids
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
 
+    def child(self, name: str) -> Entry | None:
+        # a lookup needs no scan of every file's error: only error.txt does
+        if name == ERROR_NAME:
+            return self.children().get(name)
+        return self._listing().get(name)
+
+    def loaded(self) -> bool:
+        # kept until the next children() call (the FUSE layer then lists on the event loop)
+        kids = self._tree.ctx.cache.get(self._key)
+        self._pinned = kids
+        return kids is not None
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        return self._tree.ctx.cache.get(self._key)
+
     @property
     def lists_from_memory(self) -> bool:
-        """True when a first listing is only a few hundred objects made from
-        the file table (no I/O, no parsing): fine to do on the trio loop."""
-        return self._cheap
+        """True when a first listing is only a few hundred objects made from the
+        file table and index in memory (no I/O, no parsing): fine on the trio loop.
+        They are kept until the next children() call."""
+        if not self._cheap:
+            return False
+        have = self._tree.in_memory()
+        if have is not None and self._pinned is None:
+            self._pinned = have
+        return have is not None
 
     def wants_read_ahead(self, name: str) -> bool:
         """True when opening `name` should read ahead (an unread small pak entry)."""
@@ -204,10 +303,10 @@ class PakFolder(Dir):
         kids = self.peek()
         if kids is None:
             return
-        if self._order is None:
-            self._order = {n: i for i, n in enumerate(kids)}
-        start = self._order.get(name)
-        if start is None:
+        names = list(kids)
+        try:
+            start = names.index(name)
+        except ValueError:
             return
         budget = READ_AHEAD_BYTES
         for e in itertools.islice(kids.values(), start, start + READ_AHEAD_FILES):
@@ -218,6 +317,14 @@ class PakFolder(Dir):
                     budget -= e.entry.read_ahead()
                 except OSError:
                     break     # the pak cannot be read: the entry's own read reports it
+
+
+def _pak_entry(e: Entry) -> PakEntry | None:
+    if isinstance(e, PakEntryFile):
+        return e.entry
+    if isinstance(e, PakGbxDir):
+        return e._entry
+    return None
 
 
 def _meta_header(arc: PakArchive, index: int):
@@ -240,82 +347,14 @@ def _record_xattrs(rec, shown_name: str) -> dict[str, bytes]:
     return xattrs
 
 
-def _unique(name: str, taken: Mapping[str, object], reserved: frozenset[str] = frozenset()) -> str:
-    if name not in taken and name not in reserved:
-        return name
-    i = 2
-    while f"{name}~{i}" in taken or f"{name}~{i}" in reserved:
-        i += 1
-    return f"{name}~{i}"
-
-
-class _Node:
-    """A folder while the tree is built: shown name -> _Node or file record,
-    and archive name -> _Node for finding a folder again whatever it is shown as."""
-
-    __slots__ = ("shown", "folders", "reserved")
-
-    def __init__(self, reserved: frozenset[str]):
-        self.shown: dict[str, object] = {}
-        self.folders: dict[str, _Node] = {}
-        self.reserved = reserved
-
-
 # names the view itself puts in folders: an archive entry never takes them
 _ROOT_RESERVED = frozenset({INFO_NAME, ERROR_NAME})
 _FOLDER_RESERVED = frozenset({ERROR_NAME})
 
 
-def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int) -> list[Entry]:
-    """Folders and entries from the file table (empty folders included).
-
-    Every entry gets a name of its own: a file and a folder of the same name,
-    or an entry named like a generated file, are both shown, the later one
-    with a "~N" suffix. Built without recursion (paths may be deep); each
-    folder's entries are made on its first listing."""
-    root = _Node(_ROOT_RESERVED)
-
-    def node(parts: tuple[str, ...]) -> _Node:
-        d = root
-        for p in parts:
-            sub = d.folders.get(p)
-            if sub is None:
-                sub = d.folders[p] = _Node(_FOLDER_RESERVED)
-                d.shown[_unique(p, d.shown, d.reserved)] = sub
-            d = sub
-        return d
-
-    for folder in arc.folders:
-        node(folder.parts)
-    gbx_folders = ctx.gbx_mode == "folder"
-    typed = {id(rec): t for rec, t in typed_renames(arc, ctx.typed_names)}
-    for rec in arc.files:
-        if rec.parts:
-            d = node(rec.parts[:-1])
-            d.shown[_unique(typed.get(id(rec)) or rec.parts[-1], d.shown, d.reserved)] = rec
-
-    def file_entry(name: str, rec) -> tuple[Entry, PakEntry]:
-        entry = arc.entry(rec)
-        # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
-        if gbx_folders and name.lower().endswith(".gbx") and rec.size:
-            e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
-            e.xattrs.update(_record_xattrs(rec, name))
-            return e, entry
-        return PakEntryFile(name, entry, mtime_ns=mtime), entry
-
-    def listing(d: _Node) -> tuple[list[Entry], list[PakEntry]]:
-        kids: list[Entry] = []
-        files: list[PakEntry] = []
-        for k, v in d.shown.items():
-            if isinstance(v, _Node):
-                kids.append(PakFolder(k, lambda v=v: listing(v), mtime_ns=mtime,
-                                      cheap=len(v.shown) <= CHEAP_LISTING))
-            else:
-                e, entry = file_entry(k, v)
-                kids.append(e)
-                files.append(entry)
-        # maps.csv / replays.csv under names no archive entry has
-        kids += index_files({e.name: e for e in kids}, ctx.cache, ("gbx.index", arc, id(d)))
-        return kids, files
-
-    return listing(root)[0]
+def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int, name: str, root_extra: list[Entry]) -> Dir:
+    """The pak's root folder: `root_extra` (pak-info.txt and the like), then the
+    folders and entries of the file table (empty folders included), each folder
+    listed when first visited (tree/pak/index.py decides names and order)."""
+    tree = PakTree(arc, ctx, mtime, root_extra)
+    return PakFolder(name, tree, 0, mtime_ns=mtime)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.formats.pak.records import COMPRESSED_FLAGS, NO_FEED_FLAG
 from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
 
 INFO_NAME = ".pak-info.txt"
@@ -32,6 +33,13 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
     lines += key_lines(keysrc)
     if arc is not None:
         h = arc.header
+        table = arc.files      # one pass over its fields: a table may list a million files
+        compressed = no_feed = size = stored = 0
+        for _, fsize, fstored, _, _, flags in table.fixed_fields():
+            compressed += bool(flags & COMPRESSED_FLAGS)
+            no_feed += bool(flags & NO_FEED_FLAG)
+            size += fsize
+            stored += fstored
         lines += [
             "header.md5 = " + ("ok" if h.md5_ok else f"MISMATCH (stored {h.stored_md5.hex()})"),
             f"header.flags = {h.flags:#x}",
@@ -39,12 +47,12 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
             f"header.data_offset = {h.data_offset}",
             f"header.metadata_offset = {h.meta_offset}",
             f"folders = {len(h.folders)}",
-            f"files = {len(h.files)}",
-            f"files.compressed = {sum(1 for f in h.files if f.compressed)}",
-            f"files.stored = {sum(1 for f in h.files if not f.compressed)}",
-            f"files.no_feed_flag = {sum(1 for f in h.files if not f.feeds)}",
-            f"files.total_size = {sum(f.size for f in h.files)}",
-            f"files.stored_size = {sum(f.stored_size for f in h.files)}",
+            f"files = {len(table)}",
+            f"files.compressed = {compressed}",
+            f"files.stored = {len(table) - compressed}",
+            f"files.no_feed_flag = {no_feed}",
+            f"files.total_size = {size}",
+            f"files.stored_size = {stored}",
         ]
         if h.md5_ok:
             meta = arc.metadata()

@@ -30,9 +30,19 @@ def typed_renames(arc, enabled: bool = True) -> list[tuple[object, str]]:
     if not enabled:
         return []
     out = []
-    for rec in arc.files:
-        if rec.parts:
-            t = typed_name(rec.parts[-1], rec.class_id, arc.version)
-            if t is not None:
-                out.append((rec, t))
+    table = arc.files
+    new = arc.version >= 6
+    known: dict[int, bool] = {}
+
+    def has_extension(class_id: int) -> bool:
+        ok = known.get(class_id)
+        if ok is None:
+            ok = known[class_id] = classdb.class_extension(class_id, new=new) is not None
+        return ok
+    # typed_name's own tests first, on the raw table: a record only for the candidates
+    for i in table.without_extension(has_extension):
+        rec = table[i]
+        t = typed_name(rec.parts[-1], rec.class_id, arc.version) if rec.parts else None
+        if t is not None:
+            out.append((rec, t))
     return out

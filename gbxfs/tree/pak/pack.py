@@ -80,7 +80,7 @@ def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
         d = Dir(name, children=kids, mtime_ns=mtime)
         d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")
     else:
-        d = Dir(name, load=lambda: kids + build_tree(arc, ctx, mtime), mtime_ns=mtime)
+        d = build_tree(arc, ctx, mtime, name, kids)
     d.xattrs["user.pak.version"] = str(header.version).encode()
     return d
 

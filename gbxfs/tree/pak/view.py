@@ -50,6 +50,6 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
         d = ErrorFolder(name, err, [info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
         d.xattrs[ERROR_XATTR] = err.encode()
         return d
-    return Dir(name, load=lambda: [info] + build_tree(arc, ctx, mtime), mtime_ns=mtime)
+    return build_tree(arc, ctx, mtime, name, [info])
 
 

@@ -6,32 +6,37 @@ pull sources (paks) run them, and so does any statement this module does not
 translate (the generated code calls that statement's closure). The generated code
 covers the hot part of binary in-memory decoding and must behave exactly like the
 closures, errors included:
-  - fixed-size fields read with `struct` straight from the reader's buffer, and runs
-    of them (the same runs compile.py fuses) with one call; a short read calls the
-    reader's own method, which raises the reader's error;
+  - fields (genfields.py) read with `struct` straight from the reader's buffer, runs
+    of fixed-size ones (the same runs compile.py fuses) with one call, strings and
+    lookback back references inline, counted fields element by element; a short
+    read calls the reader's own method, which raises the reader's error;
   - conditions, `let`, loops and `while` inline, with expressions written as Python
     (genexpr.py) inside the same try/except that compile.py's wrappers use;
-  - structs as functions of their own (one per struct, shared), loop items as
-    Frames like the closures make, so names resolve the same way.
+  - structs written inline where they are read (a function of their own only for
+    recursion or deep nesting), each loop item and struct a dict of its own, and its
+    Frame (as the closures make it) only when something needs one: a closure,
+    Frame.lookup, a repeated name. Names are read from the dicts directly where the
+    scope analysis (scopes.py) shows that gives Frame.lookup's answer.
 The source is generated once per declaration and process (declarations do not change
 at run time); only the declarations a file uses are generated.
 """
 from __future__ import annotations
 
-import struct
 import threading
 from typing import Any, Callable
 
 from ..expr import compile_expr
-from ..model import Labeled
 from ..reader import MAX_COUNT
 from . import ast as dsl
 from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _fusable
 from .frame import Frame
 from .genexpr import ExprSource
-from .genruntime import BASE_NS, INLINE, INT_TYPES
+from .genfields import FieldWriter
+from .genruntime import BASE_NS
 from .scopes import counts, name_source
-from .types import BY_NAME, META_NAMES
+
+MAX_INLINE = 4      # structs inlined into each other at most (bounds the source's size)
+
 
 class CodeGen:
     """Writes and compiles the functions; `compiler` gives the closures it falls back
@@ -45,10 +50,13 @@ class CodeGen:
         self._n = 0
         self._lock = threading.Lock()
 
-    def lazy(self, stmts: list[dsl.Stmt], file: str, slow: Callable, install: Callable[[Callable], None]
+    def lazy(self, stmts: list[dsl.Stmt], file: str, slow: Callable[[], Callable], install: Callable[[Callable], None]
              ) -> Callable:
         """A run(r, f) that generates the real one on its first call and hands it to
-        `install` (which replaces this stub where it is kept)."""
+        `install` (which replaces this stub where it is kept). `slow()` makes the
+        closures (compile.py) that text files and pull sources run: on first use too
+        (tens of thousands of closures and cells for every declaration would be
+        compiled at load, and every full garbage collection would walk them)."""
         def first(r: Any, f: Frame) -> None:
             with self._lock:    # parses run in worker threads: names in the namespace stay unique
                 fn = self.function(stmts, file, slow)
@@ -66,6 +74,19 @@ class CodeGen:
             self.ns[name] = value
         return name
 
+    def on_first_use(self, make: Callable[[], Callable]) -> str:
+        """A namespace name for the function make() returns, made on its first call."""
+        name = self.obj(None)
+
+        def first(*args: Any) -> Any:
+            with self._lock:
+                fn = self.ns[name]
+                if fn is first:
+                    fn = self.ns[name] = make()
+            return fn(*args)
+        self.ns[name] = first
+        return name
+
     def obj(self, value: Any) -> str:
         """A namespace name for an object (closures, unpackers), never shared by value."""
         self._n += 1
@@ -80,7 +101,7 @@ class CodeGen:
         em = _Emitter(self, file, False)
         em.line(0, f"def {name}(r, f):")
         em.line(1, "if r.text or r._buf is None:")
-        em.line(2, f"return {self.obj(slow)}(r, f)")
+        em.line(2, f"return {self.on_first_use(slow)}(r, f)")
         em.prologue()
         em.block(stmts, 0, 1)
         return self._define(name, em)
@@ -91,6 +112,7 @@ class CodeGen:
             fname = self._structs[struct_name] = f"struct_{len(self._structs)}"   # first: recursion
             sd = self.compiler.linker.struct(struct_name)
             em = _Emitter(self, sd.file, True)
+            em.inlining.append(struct_name)
             em.enter(0, sd.body)            # a struct's frame is its own
             em.line(0, f"def {fname}(r, f):")     # only called from generated code: binary, in memory
             em.prologue()
@@ -107,7 +129,7 @@ class CodeGen:
         return self.ns[name]
 
 
-class _Emitter:
+class _Emitter(FieldWriter):
     """Source lines of one function. Depth d names the scope: frame f{d}, values v{d}."""
 
     def __init__(self, gen: CodeGen, file: str, struct: bool):
@@ -116,11 +138,31 @@ class _Emitter:
         # per depth: how often each name may be set in that scope's frame, at most (None:
         # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
         self.scopes: list[dict[Any, int] | None] = [None]
+        # per depth: names certainly set (once) at the point being written, read
+        # without a check (scopes.name_source)
+        self.sure: list[set[Any]] = [set()]
         self.outer: dict[str, str] = {}       # caller's names kept in locals (scopes.name_source)
+        # depths above 0 (loop items, inlined structs) make their Frame only when
+        # something needs it (a closure, Frame.lookup, a repeated name): per depth, the
+        # source of the item index the Frame gets
+        self.index: dict[int, str] = {}
+        self.inlining: list[str] = []         # structs being written, innermost last
+
+    def frame(self, k: int) -> str:
+        """Source for depth k's Frame, made (with its parents) on first use."""
+        if k == 0:
+            return "f0"
+        return f"(f{k} if f{k} is not None else (f{k} := _child({self.frame(k - 1)}, v{k}, {self.index[k]})))"
+
+    def no_latest(self, k: int) -> str:
+        """Source: depth k's Frame has no repeated names (a Frame not made has none)."""
+        return "not f0.latest" if k == 0 else f"(f{k} is None or not f{k}.latest)"
 
     def enter(self, d: int, stmts: list[dsl.Stmt]) -> None:
         del self.scopes[d:]
         self.scopes.append(counts(stmts))
+        del self.sure[d:]
+        self.sure.append(set())
 
     def line(self, ind: int, text: str) -> None:
         self.lines.append("    " * ind + text)
@@ -132,9 +174,10 @@ class _Emitter:
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(lambda n: name_source(self.scopes, n, d, self.outer), self.gen.const).source(text)
+        src = ExprSource(lambda n: name_source(self.scopes, self.sure, n, d, self.outer, self.frame, self.no_latest),
+                         self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
-            return f"{self.gen.obj(compile_expr(text)[0])}(f{d}, r)"
+            return f"{self.gen.obj(compile_expr(text)[0])}({self.frame(d)}, r)"
         return src
 
     def guarded(self, ind: int, target: str, text: str, d: int, line: int) -> None:
@@ -149,14 +192,15 @@ class _Emitter:
         m = self.scopes[d] if d < len(self.scopes) else None
         if m is not None and m.get(name, 0) <= 1:     # set once at most: never a repeat
             self.line(ind, f"v{d}[{n}] = {value}")
+            self.sure[d].add(name)
             return
         self.line(ind, f"if {n} in v{d}:")
-        self.line(ind + 1, f"f{d}.set({n}, {value})")
+        self.line(ind + 1, f"{self.frame(d)}.set({n}, {value})")
         self.line(ind, "else:")
         self.line(ind + 1, f"v{d}[{n}] = {value}")
 
     def closure(self, ind: int, s: dsl.Stmt, d: int) -> None:
-        self.line(ind, f"{self.gen.obj(self.gen.compiler.stmt(s, self.file))}(r, f{d})")
+        self.line(ind, f"{self.gen.obj(self.gen.compiler.stmt(s, self.file))}(r, {self.frame(d)})")
 
     def block(self, stmts: list[dsl.Stmt], d: int, ind: int) -> None:
         start = len(self.lines)
@@ -174,31 +218,6 @@ class _Emitter:
         if len(self.lines) == start:
             self.line(ind, "pass")
 
-    def fused(self, fields: list[dsl.Stmt], d: int, ind: int) -> None:
-        fmt, layout, index, offset = "<", [], 0, 0
-        for s in fields:
-            code, n = BY_NAME[s.type].fixed
-            fmt += code
-            layout.append((s, index, n, offset))
-            index += n
-            offset += struct.calcsize("<" + code)
-        size = struct.calcsize(fmt)
-        where = f"{self.file}:{fields[0].line}"
-        self.line(ind, "p = r._pos")
-        self.line(ind, f"if p + {size} <= end:")
-        self.line(ind + 1, f"r._pos = p + {size}")
-        self.line(ind + 1, f"t = {self.gen.obj(struct.Struct(fmt).unpack_from)}(buf, p)")
-        for s, i, n, off in layout:
-            self.line(ind + 1, f"x = t[{i}]" if n == 1 else f"x = t[{i}:{i + n}]")
-            if s.type == "bool":
-                self.line(ind + 1, "if x > 1:")
-                self.line(ind + 2, f"raise _fbool(r, x, p, {off}, {self.gen.const(f'{where} {s.name}')})")
-                self.line(ind + 1, "x = x == 1")
-            self.set(ind + 1, d, s.name)
-        self.line(ind, "else:")          # too few bytes: field by field, for the error
-        for s in fields:
-            self.closure(ind + 1, s, d)
-
     def stmt(self, s: dsl.Stmt, d: int, ind: int) -> None:
         if isinstance(s, dsl.Field):
             self.field(s, d, ind)
@@ -214,96 +233,39 @@ class _Emitter:
         else:                   # the rarer statements: their closure, same frame
             self.closure(ind, s, d)
 
-    def field(self, s: dsl.Field, d: int, ind: int) -> None:
-        where = self.gen.const(f"{self.file}:{s.line} {s.name or s.type}")
-        if s.type == "meta" and s.count is None and (s.subnames or s.name):
-            self.meta(s, d, ind, where)
-            return
-        if s.count is not None or s.type == "meta" or (s.type not in BY_NAME and s.enum):
-            self.closure(ind, s, d)
-            return
-        if s.type not in BY_NAME:
-            self.struct_field(s, d, ind, where)
-            return
-        if s.type == "uint8":
-            self.line(ind, "p = r._pos")
-            self.line(ind, "if p < end:")
-            self.line(ind + 1, "r._pos = p + 1")
-            self.line(ind + 1, "x = buf[p]")
-            self.line(ind, "else:")
-            self.tagged_call(ind + 1, "r.u8()", where)
-        elif s.type in INLINE:
-            fmt, size, single = INLINE[s.type]
-            self.line(ind, "p = r._pos")
-            self.line(ind, f"if p + {size} <= end:")
-            self.line(ind + 1, f"r._pos = p + {size}")
-            unpack = self.gen.obj(struct.Struct(fmt).unpack_from)
-            self.line(ind + 1, f"x = {unpack}(buf, p)" + ("[0]" if single else ""))
-            if s.type == "bool":
-                self.line(ind + 1, "if x > 1:")          # the reader's error, from the same place
-                self.line(ind + 2, "r._pos = p")
-                self.tagged_call(ind + 2, "r.bool()", where)
-                self.line(ind + 1, "x = x == 1")
-            self.line(ind, "else:")
-            self.tagged_call(ind + 1, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
-        elif s.type == "id":        # back references inline; the rest in lookback.read_id
-            self.line(ind, "st = r.ids")
-            self.line(ind, "p = r._pos")
-            self.line(ind, "x = None")
-            self.line(ind, "if st.version == 3 and st.gap is None and p + 4 <= end:")
-            self.line(ind + 1, f"k = {self.gen.obj(struct.Struct('<I').unpack_from)}(buf, p)[0]")
-            self.line(ind + 1, "if k & 0xC0000000 and k != 0xFFFFFFFF and 0 < (k & 0x3FFFFFFF) <= len(st.strings):")
-            self.line(ind + 2, "r._pos = p + 4")
-            self.line(ind + 2, "x = st.strings[(k & 0x3FFFFFFF) - 1]")
-            self.line(ind, "if x is None:")
-            self.tagged_call(ind + 1, "read_id(r)", where)
-        else:
-            self.tagged_call(ind, f"{self.gen.obj(BY_NAME[s.type].read)}(r)", where)
-        if s.enum and s.type in INT_TYPES:     # ints (or bools): one shared Labeled per value
-            labeled = self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
-            self.line(ind, f"x = {labeled}.get(x, x)")
-        elif s.enum:
-            enum = self.gen.obj(s.enum)
-            self.line(ind, f"label = {enum}.get(x) if isinstance(x, int) else None")
-            self.line(ind, "if label is not None:")
-            self.line(ind + 1, "x = Labeled(x, label)")
-        self.set(ind, d, s.name)
-
-    def meta(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
-        """Three ids: named, one dict; unnamed with names, three fields (as compile.py,
-        whose flat form also claims errors the walker marked as its own)."""
-        subnames = s.subnames or META_NAMES
-        self.line(ind, "try:")
-        self.line(ind + 1, "x = (read_id(r), read_id(r), read_id(r))")
-        self.line(ind, "except GbxError as e:")
-        if s.name is None:
-            self.line(ind + 1, f"e.decl = e.decl or {where}")
-            self.line(ind + 1, "raise")
-            for i, k in enumerate(subnames[:3]):
-                self.set(ind, d, k, f"x[{i}]")
-            return
-        self.line(ind + 1, f"raise _tag(e, {where})")
-        self.line(ind, "x = {" + ", ".join(f"{k!r}: x[{i}]" for i, k in enumerate(subnames[:3])) + "}")
-        self.set(ind, d, s.name)
-
-    def tagged_call(self, ind: int, call: str, where: str) -> None:
-        self.line(ind, "try:")
-        self.line(ind + 1, f"x = {call}")
-        self.line(ind, "except GbxError as e:")
-        self.line(ind + 1, f"raise _tag(e, {where})")
-
     def struct_field(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
-        fn = self.gen.struct_function(s.type)
-        deep = self.gen.const(f"{self.file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
         self.line(ind, "try:")
-        self.line(ind + 1, f"if f{d}.depth >= MAX_STRUCT_DEPTH:")
-        self.line(ind + 2, f"raise GbxError({deep})")
-        self.line(ind + 1, f"x = new_frame(f{d})")
-        self.line(ind + 1, f"{fn}(r, x)")
-        self.line(ind + 1, "x = x.values")
+        self.struct_value(s, d, ind + 1)
         self.line(ind, "except GbxError as e:")
         self.line(ind + 1, f"raise _tag(e, {where})")
         self.set(ind, d, s.name)
+
+    def struct_value(self, s: dsl.Field, d: int, ind: int) -> None:
+        """x = a struct's values (a dict), read in depth d's scope: its body written
+        inline at depth d + 1 (its Frame made only if needed), or, for a struct already
+        being written here (recursion) or nested too deep in inlined ones, a call of
+        its own function."""
+        deep = self.gen.const(f"{self.file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
+        self.line(ind, f"if f0.depth >= {MAX_STRUCT_DEPTH - d}:")      # f{d}.depth >= MAX_STRUCT_DEPTH
+        self.line(ind + 1, f"raise GbxError({deep})")
+        if s.type in self.inlining or len(self.inlining) >= MAX_INLINE:
+            fn = self.gen.struct_function(s.type)
+            self.line(ind, f"x = new_frame({self.frame(d)})")
+            self.line(ind, f"{fn}(r, x)")
+            self.line(ind, "x = x.values")
+            return
+        sd = self.gen.compiler.linker.struct(s.type)
+        e, file = d + 1, self.file
+        self.line(ind, f"f{e} = None")
+        self.line(ind, f"v{e} = {{}}")
+        self.index[e] = "None"
+        self.file = sd.file
+        self.inlining.append(s.type)
+        self.enter(e, sd.body)
+        self.block(sd.body, e, ind)
+        self.inlining.pop()
+        self.file = file
+        self.line(ind, f"x = v{e}")
 
     def if_(self, branches: list, orelse: list | None, d: int, ind: int) -> None:
         if not branches:
@@ -313,19 +275,23 @@ class _Emitter:
         cond, body, line = branches[0]
         self.guarded(ind, "c", cond, d, line)
         self.line(ind, "if c:")
+        start = set(self.sure[d])
         self.block(body, d, ind + 1)
+        after_body, self.sure[d] = self.sure[d], set(start)
         if len(branches) > 1 or orelse:
             self.line(ind, "else:")
             self.if_(branches[1:], orelse, d, ind + 1)
+        self.sure[d] &= after_body          # certainly set: on every branch
 
     def item(self, d: int, ind: int, where: str) -> None:
         """A loop item's frame, as compile.py makes it."""
         e = d + 1
-        self.line(ind, f"if len(items{d}) >= MAX_COUNT:")
+        self.line(ind, f"i{e} = len(items{d})")
+        self.line(ind, f"if i{e} >= MAX_COUNT:")
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: more than {MAX_COUNT} loop items')})")
-        self.line(ind, f"f{e} = new_frame(f{d})")
-        self.line(ind, f"f{e}.index = len(items{d})")
-        self.line(ind, f"v{e} = f{e}.values")
+        self.line(ind, f"f{e} = None")
+        self.line(ind, f"v{e} = {{}}")
+        self.index[e] = f"i{e}"
         self.line(ind, f"start{d} = r._pos")
 
     def loop(self, s: dsl.Loop, d: int, ind: int) -> None:

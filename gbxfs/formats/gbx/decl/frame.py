@@ -34,6 +34,21 @@ def new_frame(parent: "Frame") -> "Frame":
     return f
 
 
+def child_frame(parent: "Frame", values: dict, index: int | None) -> "Frame":
+    """A child scope of `parent` around `values` (a dict the generated decoders have
+    been filling already: they make a loop item's or a struct's Frame only when
+    something needs it)."""
+    f = _new(Frame)
+    f.values = values
+    f.latest = None
+    f.parent = parent
+    f.chunk_id = parent.chunk_id
+    f.depth = parent.depth + 1
+    f.index = index
+    f.node = parent.node
+    return f
+
+
 class Frame:
     """Values of one scope (a chunk, a loop element, a struct) and its parent scope.
     A name read twice in one scope is kept as name, name_2, ...; expressions see the

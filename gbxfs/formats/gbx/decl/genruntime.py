@@ -7,9 +7,9 @@ from typing import Any
 from ..errors import GbxError
 from ..lookback import read_id
 from ..model import Labeled
-from ..reader import MAX_COUNT
+from ..reader import MAX_COUNT, MAX_STRING, stored_text
 from .compile import MAX_STRUCT_DEPTH
-from .frame import ContinueItem, Frame, new_frame
+from .frame import ContinueItem, Frame, child_frame, new_frame
 from .genexpr import HELPERS
 
 # integer types (and bool, whose values are 0/1 keys too) for shared enum labels
@@ -42,7 +42,7 @@ def _fused_bool_error(r: Any, v: int, p: int, off: int, where: str) -> GbxError:
 _UNSET = object()      # a local not looked up yet
 
 BASE_NS: dict[str, Any] = {"_UNSET": _UNSET,
-    "GbxError": GbxError, "Frame": Frame, "new_frame": new_frame, "ContinueItem": ContinueItem, "Labeled": Labeled,
-    "MAX_COUNT": MAX_COUNT, "MAX_STRUCT_DEPTH": MAX_STRUCT_DEPTH, "_EXC": EXPR_ERRORS,
+    "GbxError": GbxError, "Frame": Frame, "new_frame": new_frame, "_child": child_frame, "ContinueItem": ContinueItem, "Labeled": Labeled,
+    "MAX_COUNT": MAX_COUNT, "MAX_STRING": MAX_STRING, "_text": stored_text, "MAX_STRUCT_DEPTH": MAX_STRUCT_DEPTH, "_EXC": EXPR_ERRORS,
     "read_id": read_id, "_tag": _tag, "_fbool": _fused_bool_error, **HELPERS,
 }

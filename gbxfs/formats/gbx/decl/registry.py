@@ -74,6 +74,8 @@ class Registry:
     errors: list[DeclarationError] = field(default_factory=list)
     # the node walker's per-chunk-id answers (nodes._chunk_info), filled as ids are met
     walk_cache: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
+    # and its answers per class id as stored (nodes.NodeWalker._class_info)
+    class_cache: dict[int, tuple] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, chunk_id: int, header: bool = False) -> ChunkDecl | None:
         """Declaration for a (remapped) chunk id; the other kind is the fallback
@@ -124,9 +126,9 @@ class Registry:
             try:
                 decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
                 stmts = linker.chunk(d)
-                # the closures check and serve text files and pull sources; binary
-                # in-memory data runs a generated function, written on first use
-                decl.run = codegen.lazy(stmts, d.file, compiler.block(stmts, d.file),
+                # the closures serve text files and pull sources; binary in-memory
+                # data runs a generated function; both are made on first use
+                decl.run = codegen.lazy(stmts, d.file, functools.partial(compiler.block, stmts, d.file),
                                         functools.partial(setattr, decl, "run"))
                 reg.chunks[key] = decl
             except DeclarationError as e:

@@ -4,7 +4,7 @@ in the frame's dict where that gives exactly what `Frame.set`/`Frame.lookup` wou
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from . import ast as dsl
 from .frame import SPECIAL_NAMES
@@ -51,23 +51,30 @@ def counts(stmts: list[dsl.Stmt]) -> dict[Any, int] | None:
         return None
 
 
-def name_source(scopes: list[dict[Any, int] | None], n: str, e: int, outer: dict[str, str]) -> str:
+def name_source(scopes: list[dict[Any, int] | None], sure: list[set[Any]], n: str, e: int, outer: dict[str, str],
+                frame: Callable[[int], str], no_latest: Callable[[int], str]) -> str:
     """Source for name n at depth e, equal to Frame.lookup's answer: each scope
     that may hold n is checked inline; scopes that never set it are passed over;
     a scope where it may repeat (or unknown ones) ends in Frame.lookup.
     A name that no scope of a struct's function sets comes from the caller's frames,
     which nothing changes while the function runs: it is looked up once per call
-    and kept in a local (named in `outer`, which the caller initialises to _UNSET)."""
+    and kept in a local (named in `outer`, which the caller initialises to _UNSET).
+    `sure[k]`: the names certainly set in depth k's scope by now (read without a
+    check). `frame(k)` is the source of depth k's Frame, `no_latest(k)` of "it has no
+    repeated names"."""
     if n in SPECIAL_NAMES:
-        return f"f{e}.lookup({n!r}, r)"
+        return f"{frame(e)}.lookup({n!r}, r)"
     parts: list[str] = []
     tail = None
     for k in range(e, -1, -1):
         m = scopes[k] if k < len(scopes) else None
         if m is None or m.get(n, 0) > 1:
-            tail = f"(v{k}[{n!r}] if {n!r} in v{k} and not f{k}.latest else f{k}.lookup({n!r}, r))"
+            tail = f"(v{k}[{n!r}] if {n!r} in v{k} and {no_latest(k)} else {frame(k)}.lookup({n!r}, r))"
             break
         if m.get(n, 0) == 1:
+            if n in sure[k]:        # certainly set there by now: no check, no further scope
+                tail = f"v{k}[{n!r}]"
+                break
             parts.append(f"v{k}[{n!r}] if {n!r} in v{k} else ")
     if tail is None:        # only in a struct: its depth 0 was analysed
         var = outer.setdefault(n, f"o{len(outer)}")

@@ -1,0 +1,214 @@
+"""A pak's file table kept compact: the table's own bytes, not an object per file.
+
+A pak may list a million files. One record object each (with its name, its
+path tuple and its fields) costs about a kilobyte per file; this table keeps
+
+    raw         the plain bytes of the file table, as stored in the pak: per file
+                i32 folder, u32 name length, the name, then 28 fixed bytes (unknown,
+                size, stored size, offset, class id as u32; flags as u64)
+    offsets     array('I'), where each file's record starts in `raw`
+    folder      array('i'), the folder index of each file (the tree groups by it)
+
+so 44 bytes plus the stored name per file. `table[i]` makes the PakFileRecord
+of file i when asked (the tree asks per folder it lists). Reading the table is
+one pass that only finds where each record starts. Version 6+ tables
+(header6) have more fields per file and stay a list of records behind the
+same interface (`of_records`).
+"""
+from __future__ import annotations
+
+import bisect
+import itertools
+import struct
+import sys
+from array import array
+from typing import Callable, Iterator, Sequence
+
+from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFileRecord, PakFolder, decode_name, split_name
+
+FIXED = struct.Struct("<5IQ")
+_HEAD = struct.Struct("<iI")
+_U32 = struct.Struct("<I")
+_FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
+PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read
+# what one folder of the folder table keeps (object, path tuple, name strings); rounded up
+FOLDER_COST = 400
+
+
+class FileTable(Sequence[PakFileRecord]):
+    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "_records", "_special", "_empty_only")
+
+    def __init__(self, folders: list[PakFolder], raw: bytes | bytearray, offsets: array, folder: array,
+                 grouped: bool, records: list[PakFileRecord] | None = None, empty: list[int] | None = None):
+        self.folders = folders
+        self.raw = raw
+        self.offsets = offsets
+        self.folder = folder
+        self.grouped = grouped        # files listed folder by folder (folder indices never decrease)
+        self._records = records
+        self._special: list[int] | None = empty    # until special() runs: the files with an empty name
+        self._empty_only = True
+
+    @classmethod
+    def of_records(cls, folders: list[PakFolder], records: list[PakFileRecord]) -> "FileTable":
+        """A table over records made elsewhere (version 6+ packs)."""
+        folder = array("i", (r.folder for r in records))
+        return cls(folders, b"", array("I"), folder, all(a <= b for a, b in zip(folder, folder[1:])), records)
+
+    def __len__(self) -> int:
+        return len(self.folder)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        if self._records is not None:
+            return self._records[i]
+        at = self.offsets[i]
+        f, n = _HEAD.unpack_from(self.raw, at)
+        name = decode_name(self.raw[at + 8:at + 8 + n])
+        return PakFileRecord(i, f, name, self.folders[f].parts + split_name(name),
+                             *FIXED.unpack_from(self.raw, at + 8 + n))
+
+    def __iter__(self) -> Iterator[PakFileRecord]:
+        return (self[i] for i in range(len(self)))
+
+    def stored_name(self, i: int) -> str:
+        if self._records is not None:
+            return self._records[i].name
+        at = self.offsets[i]
+        return decode_name(self.raw[at + 8:at + 8 + _HEAD.unpack_from(self.raw, at)[1]])
+
+    def fixed_fields(self) -> Iterator[tuple[int, int, int, int, int, int]]:
+        """(unknown, size, stored size, offset, class id, flags) of every file, in order."""
+        if self._records is not None:
+            yield from ((r.unknown, r.size, r.stored_size, r.offset, r.class_id, r.flags) for r in self._records)
+            return
+        raw, fixed = self.raw, FIXED.unpack_from
+        for end in self._ends():
+            yield fixed(raw, end - FIXED.size)
+
+    def _ends(self) -> Iterator[int]:
+        """Where each record ends: the next one's start (the fixed fields are its last bytes)."""
+        if not self.offsets:
+            return iter(())
+        return itertools.chain(itertools.islice(self.offsets, 1, None), (len(self.raw),))
+
+    def column(self, field: str) -> list[int]:
+        """One fixed field of every file: "size", "stored_size", "class_id", "flags"..."""
+        if self._records is not None:
+            return [getattr(r, field) for r in self._records]
+        k = _FIELDS.index(field)
+        return [t[k] for t in self.fixed_fields()]
+
+    def without_extension(self, wanted: Callable[[int], bool]) -> Iterator[int]:
+        """Files whose class id is `wanted` and whose stored name's last part has no "."
+        (in one pass over the raw table: no name is decoded, no record made)."""
+        if self._records is not None:
+            yield from (r.index for r in self._records
+                        if wanted(r.class_id) and "." not in r.name.rpartition("\\")[2])
+            return
+        raw, u32 = self.raw, _U32.unpack_from
+        for i, (at, end) in enumerate(zip(self.offsets, self._ends())):
+            if wanted(u32(raw, end - 12)[0]) and b"." not in raw[at + 8:end - FIXED.size].rpartition(b"\\")[2]:
+                yield i
+
+    def special(self) -> list[int]:
+        """Files whose stored name is not one plain component (a backslash sub-path,
+        or nothing left after splitting): where they show is decided one by one."""
+        if self._special is None or self._empty_only:
+            self._special, self._empty_only = self._find_special(), False
+        return self._special
+
+    def _find_special(self) -> list[int]:
+        if self._records is not None:
+            return [r.index for r in self._records if len(r.parts) != len(self.folders[r.folder].parts) + 1]
+        found = set()
+        raw, offsets = self.raw, self.offsets
+        at = raw.find(b"\\")
+        while at >= 0:      # a backslash in a name, or in the binary fields (then skipped)
+            i = bisect.bisect_right(offsets, at) - 1
+            start = offsets[i] + 8
+            if start <= at < start + _HEAD.unpack_from(raw, offsets[i])[1]:
+                found.add(i)
+            at = raw.find(b"\\", at + 1)
+        found.update(self._special or ())    # the empty names read_files found
+        return sorted(i for i in found if len(split_name(self.stored_name(i))) != 1)
+
+    @property
+    def nbytes(self) -> int:
+        """What the table keeps alive, for the cache's byte bound."""
+        base = sys.getsizeof(self) + len(self.folders) * FOLDER_COST + sys.getsizeof(self.raw)
+        base += self.offsets.itemsize * len(self.offsets) + self.folder.itemsize * len(self.folder)
+        return base + (0 if self._records is None else 1024 * len(self._records))
+
+
+def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder],
+               digest) -> tuple[FileTable, int]:
+    """Parse `count` file records from the plain bytes `more(n)` hands out (up
+    to n at a time, b"" at the end), feeding exactly the table's bytes to
+    `digest` (an md5 object). Returns the table and its size in bytes."""
+    raw = bytearray()
+    offsets = array("I")
+    folder = array("i")
+    head, fixed = _HEAD.unpack_from, FIXED.size
+    add_offset, add_folder = offsets.append, folder.append
+    pos = have = i = prev = 0
+    grouped = True
+    empty = []
+    while i < count:
+        if pos + 8 > have:
+            have = _more(more, raw, i, count)
+            continue
+        f, n = head(raw, pos)
+        if n > MAX_NAME:
+            raise PakError(f"file name of {n} bytes is too long (limit {MAX_NAME})")
+        end = pos + 8 + n + fixed
+        if end > have:
+            have = _more(more, raw, i, count)
+            continue
+        add_offset(pos)
+        add_folder(f)
+        if not n:
+            empty.append(i)
+        if f < prev:
+            grouped = False
+        prev = f
+        pos = end
+        i += 1
+    del raw[pos:]
+    digest.update(raw)
+    # bytes: exactly its length (the bytearray grew by pieces and keeps spare room)
+    table = FileTable(folders, bytes(raw), offsets, folder, grouped, empty=empty)
+    _check(table)
+    return table, pos
+
+
+def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int) -> int:
+    piece = more(PIECE)
+    if not piece:
+        raise PakError(f"pak header truncated: file {i} of {count} is cut off")
+    raw += piece
+    return len(raw)
+
+
+def _check(table: FileTable) -> None:
+    """Every file in an existing folder, no path deeper than MAX_DEPTH."""
+    n_folders = len(table.folders)
+    if len(table) and not (0 <= min(table.folder) and max(table.folder) < n_folders):
+        i = next(i for i, f in enumerate(table.folder) if not 0 <= f < n_folders)
+        raise PakError(f"file {i} ({table.stored_name(i)!r}) is in folder {table.folder[i]}, "
+                       f"the pak has {n_folders}")
+    depth = [len(f.parts) for f in table.folders]
+    deep = {j for j, d in enumerate(depth) if d >= MAX_DEPTH}
+    check = table.special()
+    if deep:
+        check = sorted(set(check) | {i for i, f in enumerate(table.folder) if f in deep})
+    for i in check:
+        d = depth[table.folder[i]] + len(split_name(table.stored_name(i)))
+        if d > MAX_DEPTH:
+            raise PakError(f"file {i} is nested {d} levels deep (more than {MAX_DEPTH})")

@@ -1,0 +1,126 @@
+"""Where each file of a pak's table shows in the tree, without a node per file.
+
+    index = PakIndex(table)
+    index.listing(node, table, reserved) -> [(shown name, node id or None, file index or None)]
+
+A folder of the tree is a node: made from the folder table (every path prefix
+of every folder) and from the backslash sub-paths some stored file names have.
+A million files in a thousand folders make a thousand nodes; the files stay
+in the table, grouped by table folder (an index array, or nothing when the
+table lists them folder by folder already). A node's listing, with the names
+made unique, is computed when the folder is listed, in the same order and with
+the same names every time: so a listing made again after eviction is
+identical, and node ids are stable (they follow the table's order).
+
+Names follow tree/pak/entries.py's rules: folders of the folder table first
+(in its order), then the files in table order, a folder a sub-path creates
+taking its place where its first file came; a later name equal to an earlier
+one (or to a name the view reserves) gets "~N".
+"""
+from __future__ import annotations
+
+import bisect
+import heapq
+import sys
+from array import array
+from typing import Iterable, Iterator
+
+from gbxfs.formats.pak.table import FileTable
+
+# what one node costs (object, dicts, lists, name strings); rounded up
+NODE_COST = 600
+
+
+class _Node:
+    __slots__ = ("subs", "by_name", "folders", "extra")
+
+    def __init__(self):
+        self.subs: list[tuple[int, str, int]] = []   # (file index that created it or -1, name, node)
+        self.by_name: dict[str, int] = {}
+        self.folders: list[int] = []                 # table folders shown here
+        self.extra: list[int] = []                   # sub-path files shown here
+
+
+class PakIndex:
+    __slots__ = ("nodes", "order", "starts", "special", "nbytes")
+
+    def __init__(self, table: FileTable):
+        self.nodes = [_Node()]
+        for folder in table.folders:
+            self.nodes[self._node(folder.parts, -1)].folders.append(folder.index)
+        special = table.special()
+        self.special = frozenset(special)
+        for i in special:
+            parts = table[i].parts
+            if parts:
+                self.nodes[self._node(parts[:-1], i)].extra.append(i)
+        column = table.folder
+        # table order is usually folder by folder: then a folder's files are one range of it
+        if table.grouped:
+            self.order = None
+            self.starts = array("I", (bisect.bisect_left(column, f) for f in range(len(table.folders) + 1)))
+        else:
+            self.order = array("i", sorted(range(len(column)), key=column.__getitem__))
+            keys = [column[i] for i in self.order]
+            self.starts = array("I", (bisect.bisect_left(keys, f) for f in range(len(table.folders) + 1)))
+        self.nbytes = (sys.getsizeof(self) + NODE_COST * len(self.nodes) + 4 * len(self.starts)
+                       + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special))
+
+    def _node(self, parts: Iterable[str], created: int) -> int:
+        d = 0
+        for p in parts:
+            node = self.nodes[d]
+            sub = node.by_name.get(p)
+            if sub is None:
+                sub = node.by_name[p] = len(self.nodes)
+                self.nodes.append(_Node())
+                node.subs.append((created, p, sub))
+            d = sub
+        return d
+
+    def _files(self, folder: int) -> Iterator[int]:
+        a, b = self.starts[folder], self.starts[folder + 1]
+        ids = range(a, b) if self.order is None else self.order[a:b]
+        special = self.special
+        return (i for i in ids if i not in special) if special else iter(ids)
+
+    def size(self, node: int) -> int:
+        """How many entries the node lists (before names the view adds)."""
+        n = self.nodes[node]
+        return len(n.subs) + len(n.extra) + sum(self.starts[f + 1] - self.starts[f] for f in n.folders)
+
+    def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed) -> list[tuple[str, object]]:
+        """(shown name, node id) for each sub-folder and (shown name, file record)
+        for each file, in listing order. `typed(record)` gives a file's typed
+        name or None."""
+        n = self.nodes[node]
+        streams = [self._files(f) for f in n.folders]
+        if n.extra:
+            streams.append(iter(n.extra))
+        files = streams[0] if len(streams) == 1 else heapq.merge(*streams)
+        subs = iter(n.subs)
+        pending = next(subs, None)
+        shown: dict[str, object] = {}
+
+        def add(name: str, value: object) -> None:
+            shown[_unique(name, shown, reserved)] = value
+
+        for i in files:
+            while pending is not None and pending[0] < i:
+                add(pending[1], pending[2])
+                pending = next(subs, None)
+            rec = table[i]
+            add(typed(rec) or rec.parts[-1], rec)
+        while pending is not None:
+            add(pending[1], pending[2])
+            pending = next(subs, None)
+        return list(shown.items())
+
+
+def _unique(name: str, taken, reserved: frozenset[str]) -> str:
+    if name not in taken and name not in reserved:
+        return name
+    i = 2
+    while f"{name}~{i}" in taken or f"{name}~{i}" in reserved:
+        i += 1
+    return f"{name}~{i}"
