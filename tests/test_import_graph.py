@@ -124,7 +124,7 @@ def test_gbx_primitives_import_nothing_above_them():
     mods = modules()
     known = set(mods)
     gbx = "gbxfs.formats.gbx"
-    below = {f"{gbx}.errors", f"{gbx}.lookback", f"{gbx}.sources", f"{gbx}.model", f"{gbx}.classdb"}
-    for name in ("reader", "lookback", "sources", "errors"):
+    below = {f"{gbx}.encoding", f"{gbx}.errors", f"{gbx}.lookback", f"{gbx}.sources", f"{gbx}.model", f"{gbx}.classdb"}
+    for name in ("reader", "encoding", "lookback", "sources", "errors"):
         mod = f"{gbx}.{name}"
         assert imports_of(mod, mods[mod], known) <= below, mod

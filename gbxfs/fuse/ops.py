@@ -9,18 +9,18 @@ and logs it, so one bad file never takes the mount down.
 from __future__ import annotations
 
 import errno
-import functools
 import itertools
 import logging
 import os
 import threading
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import pyfuse3
 import trio
 
 from gbxfs.fuse.attrs import (AttrPolicy, BLKSIZE, file_size, known_sizes, make_attributes, needs_work,
                               negative_entry, stable)
+from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -29,35 +29,12 @@ from gbxfs.tree.walk import NotADir, NotFound, walk
 
 log = logging.getLogger("gbxfs.fuse")
 
+# a listed file's name is found on the event loop in a folder of at most this many
+# entries (one BLAKE2b hash each, about a microsecond: well under a millisecond)
+NAMES_ON_LOOP = 256
 # entries per worker-thread hop when a listing needs sizes computed
 _READDIR_BATCH = 128
 NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
-
-
-def _fail(code: int) -> pyfuse3.FUSEError:
-    return pyfuse3.FUSEError(code)
-
-
-def handler(fn: Callable) -> Callable:
-    """FUSEError passes; an OSError keeps its errno (real files: EACCES, ...);
-    anything else is a bug in some view: logged, answered with EIO."""
-    name = fn.__name__
-
-    @functools.wraps(fn)
-    async def guarded(self, *args):
-        if log.isEnabledFor(logging.DEBUG):   # -d: every request, as it arrives
-            log.debug("%s%s", name, _brief(args))
-        try:
-            return await fn(self, *args)
-        except pyfuse3.FUSEError:
-            raise
-        except OSError as e:
-            log.warning("%s%s: %s", fn.__name__, _brief(args), e)
-            raise _fail(e.errno or errno.EIO) from None
-        except Exception as e:
-            log_failure(log, e, "%s%s failed", fn.__name__, _brief(args))
-            raise _fail(errno.EIO) from None
-    return guarded
 
 
 def _inherit(entry: Entry, parent: Inode):
@@ -65,18 +42,6 @@ def _inherit(entry: Entry, parent: Inode):
     mtime and the permissions of the file they come from)."""
     return (entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns,
             entry.access if entry.access is not None else parent.access)
-
-
-def _brief(args: Sequence) -> str:
-    return "(" + ", ".join(repr(a) for a in args if isinstance(a, (int, bytes, str))) + ")"
-
-
-def _read_only(fn: Callable) -> Callable:
-    @functools.wraps(fn)
-    async def refuse(self, *args, **kw):
-        log.debug("%s%s: read-only", fn.__name__, _brief(args))
-        raise _fail(errno.EROFS)
-    return refuse
 
 
 class _DirHandle:
@@ -117,10 +82,18 @@ class Operations(pyfuse3.Operations):
     async def _work(self, fn: Callable, *args):
         return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
 
+    async def _background(self, fn: Callable, *args) -> None:
+        """Work nobody waits for (read-ahead): a failure is logged, never raised
+        (it would end the mount's event loop)."""
+        try:
+            await self._work(fn, *args)
+        except Exception as e:
+            log_failure(log, e, "background %s failed", getattr(fn, "__qualname__", fn))
+
     def _node(self, inode: int) -> Inode:
         node = self.inodes.get(inode)
         if node is None:  # the kernel never asks for an inode it forgot; be safe anyway
-            raise _fail(errno.ESTALE)
+            raise fail(errno.ESTALE)
         return node
 
     async def _entry(self, node: Inode) -> Entry:
@@ -130,17 +103,22 @@ class Operations(pyfuse3.Operations):
         if entry is None and node.path is None:    # a file held from a listing: find its name
             folder = node.folder
             kids = await self._children(await self._entry(folder))
-            name = await self._work(self._listed_name, folder, kids, node.inode)
+            names = self._names.get(folder.inode)
+            if len(kids) <= NAMES_ON_LOOP or (names is not None and node.inode in names):
+                # known, or a few hundred hashes: no worker-thread hop per file opened
+                name = self._listed_name(folder, kids, node.inode)
+            else:
+                name = await self._work(self._listed_name, folder, kids, node.inode)
             entry = None if name is None else kids.get(name)
             if entry is None:       # gone from its folder (a real folder changed)
-                raise _fail(errno.ESTALE)
+                raise fail(errno.ESTALE)
             node.path = self.inodes.child_path(folder, name)
             node.mtime_ns, node.access = _inherit(entry, folder)
         elif entry is None:
             try:
                 entry = (await self._work(walk, self.inodes.root.entry, node.path))[-1]
             except (NotFound, NotADir):
-                raise _fail(errno.ESTALE) from None
+                raise fail(errno.ESTALE) from None
         node.entry = entry
         return entry
 
@@ -158,7 +136,7 @@ class Operations(pyfuse3.Operations):
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
-            raise _fail(errno.ENOTDIR)
+            raise fail(errno.ENOTDIR)
         if entry.loaded() or entry.lists_from_memory:
             return entry.children()
         return await self._work(entry.children)
@@ -166,7 +144,7 @@ class Operations(pyfuse3.Operations):
     async def _child(self, entry: Entry, name: str) -> Entry | None:
         """What a lookup finds: a real folder re-checks the file on disk first."""
         if not isinstance(entry, Dir):
-            raise _fail(errno.ENOTDIR)
+            raise fail(errno.ENOTDIR)
         if (entry.loaded() or entry.lists_from_memory) and not entry.revalidates:
             return entry.child(name)
         return await self._work(entry.child, name)
@@ -247,7 +225,7 @@ class Operations(pyfuse3.Operations):
         node = self._node(inode)
         entry = await self._entry(node)
         if not isinstance(entry, Dir):
-            raise _fail(errno.ENOTDIR)
+            raise fail(errno.ENOTDIR)
         fh = next(self._fh)
         self._dirs[fh] = _DirHandle(node, entry)
         return fh
@@ -256,7 +234,7 @@ class Operations(pyfuse3.Operations):
     async def readdir(self, fh, start_id, token):
         h = self._dirs.get(fh)
         if h is None:
-            raise _fail(errno.EBADF)
+            raise fail(errno.EBADF)
         if h.items is None:
             kids = await self._children(h.entry)
             parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
@@ -308,17 +286,21 @@ class Operations(pyfuse3.Operations):
         node = self._node(inode)
         entry = await self._entry(node)
         if isinstance(entry, Dir):
-            raise _fail(errno.EISDIR)
+            raise fail(errno.EISDIR)
         if flags & os.O_ACCMODE != os.O_RDONLY:
-            raise _fail(errno.EROFS)
+            raise fail(errno.EROFS)
         fh = next(self._fh)
         self._files[fh] = entry
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
         parent = self.inodes.find_path(node.parent_path) if node.path else None
         folder = parent.entry if parent is not None else None
-        if isinstance(folder, Dir) and folder.wants_read_ahead(entry.name):
-            await self._work(folder.read_ahead, entry.name)
+        if isinstance(folder, Dir):
+            if folder.wants_read_ahead(entry.name):
+                await self._work(folder.read_ahead, entry.name)
+            elif folder.wants_prefetch(entry.name):
+                # the entries after this one, on another core while this one is served
+                trio.lowlevel.spawn_system_task(self._background, folder.read_ahead, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 
@@ -326,14 +308,18 @@ class Operations(pyfuse3.Operations):
     async def read(self, fh, off, size):
         entry = self._files.get(fh)
         if entry is None:
-            raise _fail(errno.EBADF)
+            raise fail(errno.EBADF)
         if entry.error:
             log.debug("read of %s refused: %s", entry.name, entry.error)
-            raise _fail(errno.EIO)
+            raise fail(errno.EIO)
         data = entry.read_nowait(off, size)
-        if data is not None:
-            return data
-        return await self._work(entry.read, off, size)
+        if data is None:
+            data = await self._work(entry.read, off, size)
+        if data:
+            # a large entry read in order: its next pieces on the other core meanwhile
+            for at in entry.prefetch_offsets(off + len(data)):
+                trio.lowlevel.spawn_system_task(self._background, entry.prefetch_at, at)
+        return data
 
     @handler
     async def release(self, fh):
@@ -342,7 +328,7 @@ class Operations(pyfuse3.Operations):
     async def flush(self, fh):
         # nothing to flush, ever: ENOSYS makes the kernel stop sending FLUSH on
         # every close (one round trip per file opened, for nothing)
-        raise _fail(errno.ENOSYS)
+        raise fail(errno.ENOSYS)
 
     async def fsync(self, fh, datasync):
         pass
@@ -389,7 +375,7 @@ class Operations(pyfuse3.Operations):
         sname = os.fsdecode(name)
         value = (await self._xattrs(self._node(inode), sname)).get(sname)
         if value is None:
-            raise _fail(pyfuse3.ENOATTR)
+            raise fail(pyfuse3.ENOATTR)
         return value
 
     @handler
@@ -398,15 +384,15 @@ class Operations(pyfuse3.Operations):
 
     # -- everything that would write -------------------------------------
 
-    setattr = _read_only(pyfuse3.Operations.setattr)
-    mknod = _read_only(pyfuse3.Operations.mknod)
-    mkdir = _read_only(pyfuse3.Operations.mkdir)
-    unlink = _read_only(pyfuse3.Operations.unlink)
-    rmdir = _read_only(pyfuse3.Operations.rmdir)
-    symlink = _read_only(pyfuse3.Operations.symlink)
-    rename = _read_only(pyfuse3.Operations.rename)
-    link = _read_only(pyfuse3.Operations.link)
-    create = _read_only(pyfuse3.Operations.create)
-    write = _read_only(pyfuse3.Operations.write)
-    setxattr = _read_only(pyfuse3.Operations.setxattr)
-    removexattr = _read_only(pyfuse3.Operations.removexattr)
+    setattr = read_only(pyfuse3.Operations.setattr)
+    mknod = read_only(pyfuse3.Operations.mknod)
+    mkdir = read_only(pyfuse3.Operations.mkdir)
+    unlink = read_only(pyfuse3.Operations.unlink)
+    rmdir = read_only(pyfuse3.Operations.rmdir)
+    symlink = read_only(pyfuse3.Operations.symlink)
+    rename = read_only(pyfuse3.Operations.rename)
+    link = read_only(pyfuse3.Operations.link)
+    create = read_only(pyfuse3.Operations.create)
+    write = read_only(pyfuse3.Operations.write)
+    setxattr = read_only(pyfuse3.Operations.setxattr)
+    removexattr = read_only(pyfuse3.Operations.removexattr)

@@ -39,6 +39,10 @@ class EntryContract(Protocol):
                         rendering), else None. Called on the event loop.
     in_memory()         True when read() only slices bytes already in memory.
     read_nowait(off, n) read() when it cannot block, else None. Event loop.
+    prefetch_offsets(o) pieces worth preparing in the background now that a
+                        sequential reader reached o (event loop; claimed: each
+                        gets one prefetch_at(piece) in a worker thread), so
+                        that its next reads are answered by read_nowait.
 
     Folders:
     children()          name -> entry; may list, parse or read (worker thread).
@@ -56,6 +60,10 @@ class EntryContract(Protocol):
     wants_read_ahead(n) True when opening child n should run read_ahead(n)
                         (event loop); read_ahead(n) prepares n and the children
                         likely read next (worker thread).
+    wants_prefetch(n)   True when opening child n, ready already, should start
+                        read_ahead(n) in the background without waiting for it
+                        (event loop; the children after n are prepared while n
+                        is served).
     """
 
     name: str
@@ -72,6 +80,8 @@ class FileContract(EntryContract, Protocol):
     def size_hint(self) -> int | None: ...
     def in_memory(self) -> bool: ...
     def read_nowait(self, offset: int, size: int) -> bytes | None: ...
+    def prefetch_offsets(self, offset: int) -> list[int]: ...
+    def prefetch_at(self, offset: int) -> None: ...
 
 
 class FolderContract(EntryContract, Protocol):
@@ -81,6 +91,7 @@ class FolderContract(EntryContract, Protocol):
     def child(self, name: str) -> EntryContract | None: ...
     lists_from_memory: bool
     def wants_read_ahead(self, name: str) -> bool: ...
+    def wants_prefetch(self, name: str) -> bool: ...
     def read_ahead(self, name: str) -> None: ...
 
 

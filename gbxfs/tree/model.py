@@ -69,6 +69,14 @@ class File(Entry):
         no decoding); None otherwise."""
         return self.read(offset, size) if self.in_memory() else None
 
+    def prefetch_offsets(self, offset: int) -> list[int]:
+        """Offsets of pieces worth preparing in the background now that a reader
+        has reached `offset` (event loop; they are claimed: call prefetch_at)."""
+        return []
+
+    def prefetch_at(self, offset: int) -> None:
+        """Prepare the piece at `offset` for read_nowait (worker thread)."""
+
 
 class SourceFile(File):
     """A file whose bytes are a ByteSource's bytes, unchanged: a real file passed
@@ -202,6 +210,11 @@ class Dir(Entry):
 
     def wants_read_ahead(self, name: str) -> bool:
         """True when opening child `name` should also run read_ahead (event loop)."""
+        return False
+
+    def wants_prefetch(self, name: str) -> bool:
+        """True when opening child `name` (ready already) should start read_ahead
+        in the background, without waiting for it (event loop)."""
         return False
 
     def read_ahead(self, name: str) -> None:

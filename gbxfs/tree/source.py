@@ -177,7 +177,7 @@ class FileSource:
         if _identity(os.fstat(fd)) != self._identity:
             raise OSError(errno.EIO, "file changed on disk since it was listed", self.path)
 
-    def read_at_nowait(self, offset: int, size: int) -> bytes | None:
+    def read_at_nowait(self, offset: int, size: int) -> bytes | bytearray | None:
         """The bytes when the file is open and the kernel has them in its page
         cache; None when getting them could wait for a disk (read_at in a
         worker thread then). Lets the FUSE loop answer cached reads itself."""
@@ -196,7 +196,8 @@ class FileSource:
             return None
         finally:
             OPEN_FILES.release(self)
-        return bytes(buf) if got == len(buf) else None
+        # the buffer itself (bytes-like): FUSE copies it into its reply, a bytes() copy would be one more
+        return buf if got == len(buf) else None
 
     def close(self) -> None:
         OPEN_FILES.close(self)

@@ -24,7 +24,8 @@ from . import classdb
 from .decl import Registry, registry
 from .errors import GbxError
 from .model import Chunk, ExternalRef, Node, NodeRef
-from .reader import SKIP_MARKER, GbxReader
+from .encoding import SKIP_MARKER
+from .reader import GbxReader
 from .textreader import make_reader
 
 END_MARKER = 0xFACADE01

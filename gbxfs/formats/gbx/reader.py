@@ -9,7 +9,7 @@ The reader carries one body's or header chunk's parsing state: the lookback stri
 (`ids`, lookback.py; stacked for encapsulated chunks), the node list (`nodes`, with
 the reference table's external nodes), and from above: `walker` (nodes.NodeWalker),
 and for paks `on_node(class_id)` at every ReadNode and `feed(data)` for in-chunk feeds.
-Text-format files use textreader.TextGbxReader. Imports only errors, lookback, sources.
+Text-format files use textreader.TextGbxReader. Imports only encoding, errors, lookback, sources.
 """
 from __future__ import annotations
 
@@ -17,34 +17,16 @@ import struct
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from .encoding import ARRAY_FORMATS, MAX_COUNT, MAX_STRING, SKIP_MARKER, stored_text
+from .encoding import (unpack_2f as _2f, unpack_3f as _3f, unpack_4f as _4f, unpack_f32 as _f32, unpack_i8 as _i8,
+                       unpack_i16 as _i16, unpack_i32 as _i32, unpack_i64 as _i64, unpack_u16 as _u16,
+                       unpack_u32 as _u32, unpack_u64 as _u64)
 from .errors import GbxError, Truncated
 from .lookback import IdState, read_id
 from .sources import BufferSource, Pushback
 
 if TYPE_CHECKING:       # the node list holds model records; the reader never makes them
     from .model import ExternalRef, Node
-
-# Hard limits: hostile counts must fail before anything big is allocated.
-MAX_COUNT = 1 << 24          # elements in one array / list
-MAX_STRING = 1 << 26         # bytes in one string (64 MiB)
-
-SKIP_MARKER = 0x534B4950     # "SKIP" (reads as "PIKS" in the file)
-
-_i8 = struct.Struct("<b").unpack_from
-_u16 = struct.Struct("<H").unpack_from
-_i16 = struct.Struct("<h").unpack_from
-_u32 = struct.Struct("<I").unpack_from
-_i32 = struct.Struct("<i").unpack_from
-_u64 = struct.Struct("<Q").unpack_from
-_i64 = struct.Struct("<q").unpack_from
-_f32 = struct.Struct("<f").unpack_from
-_2f = struct.Struct("<2f").unpack_from
-_3f = struct.Struct("<3f").unpack_from
-_4f = struct.Struct("<4f").unpack_from
-
-# element format and size for fast numeric arrays
-ARRAY_FORMATS = {"B": 1, "b": 1, "H": 2, "h": 2, "I": 4, "i": 4, "Q": 8, "q": 8, "f": 4}
-
 
 def _fixed_read(unpack: Callable, size: int) -> Callable[["GbxReader"], Any]:
     def read(self: "GbxReader") -> Any:
@@ -57,18 +39,6 @@ def _fixed_read(unpack: Callable, size: int) -> Callable[["GbxReader"], Any]:
             return unpack(buf, p)[0]
         return unpack(self._take(size))[0]
     return read
-
-
-_BOM = b"\xef\xbb\xbf"
-
-
-def stored_text(data: bytes | memoryview) -> str:
-    """A stored string as text. A leading byte order mark is dropped (some tools write
-    one before nicknames; the `.bin` files keep it): "utf-8-sig" decoding without
-    that codec's Python wrapper, which cost more than the decoding itself."""
-    if data and data[0] == 0xEF and data[:3] == _BOM:
-        data = data[3:]
-    return str(data, "utf-8", "replace")
 
 
 def _no_feed(data: bytes) -> None:

@@ -10,7 +10,8 @@ import struct
 from typing import Any
 
 from .errors import GbxError, Truncated
-from .reader import SKIP_MARKER, GbxReader
+from .encoding import SKIP_MARKER
+from .reader import GbxReader
 from .sources import BufferSource
 
 MAX_LINE = 1 << 26           # longest line

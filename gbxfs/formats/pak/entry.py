@@ -24,6 +24,7 @@ from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
+from gbxfs.formats.pak.pieces import StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
@@ -33,6 +34,8 @@ SMALL_ENTRY = CHUNK         # verified by its first read in whole-buffer calls (
 
 class NoCache:
     """Stands in for a cache when none is given: keeps nothing."""
+
+    keeps = False   # read-through pieces would only be copies (pieces.py)
 
     def get(self, key: Any, default: Any = None) -> Any:
         return default
@@ -44,7 +47,7 @@ class NoCache:
         pass
 
 
-class PakEntry:
+class PakEntry(StoredPieces):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
 
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
@@ -65,6 +68,10 @@ class PakEntry:
         self._kind: str | None = None
         self.error: str | None = self._static_error(file_size)
         self.checked = self.error is not None
+        # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
+        self.ahead_mark = False
+        # pieces of a large stored entry being decrypted in the background -> set when done
+        self._pending: dict[int, threading.Event] = {}
 
     def _static_error(self, file_size: int) -> str | None:
         rec = self.rec
@@ -85,17 +92,42 @@ class PakEntry:
     def kind(self) -> str:
         """"gbx" when the entry is an embedded GBX whose nodes feed ivXor, else "raw"."""
         if self._kind is None:
-            self._kind = "raw"
+            head = b""
             if self.error is None and self.rec.feeds and self.size >= len(GBX_MAGIC):
                 try:
                     head = self._plain(0, min(self.rec.stored_size, PAGE))
-                    if self.rec.compressed:
-                        head = zlib.decompressobj().decompress(head, len(GBX_MAGIC))
-                    if head[:3] == GBX_MAGIC:
-                        self._kind = "gbx"
-                except (PakError, zlib.error):
+                except PakError:
                     pass  # the verifying pass will report it
+            self._kind = self._kind_of(head)
         return self._kind
+
+    def _kind_of(self, head: bytes) -> str:
+        """The kind from the entry's first plain page (no fold lands before a feed)."""
+        if self.error is None and self.rec.feeds and self.size >= len(GBX_MAGIC):
+            try:
+                if self.rec.compressed:
+                    head = zlib.decompressobj().decompress(head, len(GBX_MAGIC))
+                if head[:3] == GBX_MAGIC:
+                    return "gbx"
+            except zlib.error:
+                pass  # the verifying pass will report it
+        return "raw"
+
+    # True: a first read decrypts the whole entry in one call and takes its kind from
+    # that (a separate probe of the first page cost a read and a decryption more)
+    one_read = True
+
+    def _whole(self) -> bytes | None:
+        """All the stored bytes decrypted in one call, without folds (None if
+        they cannot be read: the general path says why); decides `kind`."""
+        if self._kind is not None or not self.one_read or self.error is not None:
+            return None
+        try:
+            plain = self._plain(0, self.length)
+        except PakError:
+            return None
+        self._kind = self._kind_of(plain[: min(self.rec.stored_size, PAGE)])
+        return plain
 
     # -- verification -----------------------------------------------------------
     @property
@@ -131,12 +163,13 @@ class PakEntry:
                 self._cache.put((self._token, at), piece, len(piece))
         return None
 
-    def _gbx_pass(self, keep: bool = True) -> tuple[bytes, GbxWalk | None]:
+    def _gbx_pass(self, keep: bool = True, plain: bytes | None = None) -> tuple[bytes, GbxWalk | None]:
         """Decrypt while parsing; the verified bytes (also put in the cache
-        unless not `keep`) and the parse."""
+        unless not `keep`) and the parse. `plain`: the whole stream decrypted
+        already, without folds (_whole)."""
         if self.size > MAX_GBX_ENTRY:
             raise PakError(f"GBX entry of {self.size} bytes exceeds the {MAX_GBX_ENTRY}-byte parse limit")
-        stream = EncryptedStream(self._read_at, self._key, self.start, self.length)
+        stream = EncryptedStream(self._read_at, self._key, self.start, self.length, plain=plain)
         source = self._gbx_source(stream)
         res = run_gbx_pass(stream, self.size, self.rec.compressed and source is None, decls=self._decls,
                            source=source)
@@ -180,7 +213,7 @@ class PakEntry:
     def read(self, offset: int, size: int) -> bytes:
         end = min(self.size, offset + size)
         if not self.checked and offset < end and self.size <= SMALL_ENTRY:
-            data = self._first_read(keep=offset > 0 or end < self.size)
+            data = self._first_read(keep=offset > 0 or end < self.size, plain=self._whole())
             if data is not None:
                 return data[offset:end]
         err = self.check()
@@ -193,7 +226,7 @@ class PakEntry:
             if data is not None:
                 return data[offset:end]
         if not self.rec.compressed:
-            return self._plain(offset, end - offset)
+            return self._read_stored(offset, end)
         return self._read_compressed(offset, end)
 
     def read_cached(self, offset: int, size: int) -> bytes | None:
@@ -227,8 +260,9 @@ class PakEntry:
         bytes it cost (0: nothing to do)."""
         if self.checked or not 0 < self.size <= SMALL_ENTRY:
             return 0
+        plain = self._whole()
         try:
-            if self._first_read(keep=True) is not None:
+            if self._first_read(keep=True, plain=plain) is not None:
                 return self.size
         except PakError:
             return self.size
@@ -236,17 +270,19 @@ class PakEntry:
             if not self.checked:
                 self.check()   # it did not verify in one go: the verifying pass records why
             return self.size
-        data = self._plain(0, self.size)  # stored: nothing to verify, decrypted once here
+        # stored: nothing to verify, decrypted once (here or by _whole)
+        data = plain[: self.size] if plain is not None else self._plain(0, self.size)
         self.checked = True
         self._cache.put((self._token, 0), data, len(data))
         return self.size
 
-    def _first_read(self, keep: bool) -> bytes | None:
+    def _first_read(self, keep: bool, plain: bytes | None = None) -> bytes | None:
         """A small entry's first read verifies it and hands out all its bytes
         (None: another thread verified it meanwhile, or it takes the general
         path). Only a partial first read (`keep`) leaves them in the cache: a
         whole one goes to the kernel's page cache, and caching it here too
-        would only churn the cache and the daemon's memory."""
+        would only churn the cache and the daemon's memory. `plain`: the
+        whole entry decrypted already (_whole), or None."""
         if not (self.rec.compressed or self.kind == "gbx"):
             return None                     # stored raw: nothing to verify, read as asked
         with self._lock:
@@ -254,13 +290,13 @@ class PakEntry:
                 return None
             if self.kind == "gbx":
                 try:
-                    data = self._gbx_pass(keep)[0]
+                    data = self._gbx_pass(keep, plain)[0]
                 except PakError as e:
                     self.error, self.checked = e.reason, True
                     raise
                 self.checked = True     # not on OSError: the folds are not known then
                 return data
-            data = self._inflate_whole()
+            data = self._inflate_whole(plain)
             if data is None:
                 return None                 # the verifying pass will say what is wrong
             self._inflater().verified = True
@@ -269,13 +305,14 @@ class PakEntry:
             self._cache.put((self._token, 0), data, len(data))
         return data
 
-    def _inflate_whole(self) -> bytes | None:
+    def _inflate_whole(self, plain: bytes | None = None) -> bytes | None:
         """The entry decrypted and inflated with one call each, when it
         verifies (zlib's end with its Adler-32 reached, nothing beyond, the
         declared size); None otherwise."""
         try:
             z = zlib.decompressobj()
-            data = z.decompress(self._plain(0, self.rec.stored_size), self.size + 1)
+            stored = plain[: self.rec.stored_size] if plain is not None else self._plain(0, self.rec.stored_size)
+            data = z.decompress(stored, self.size + 1)
         except (zlib.error, PakError):
             return None
         if not z.eof or len(data) != self.size:

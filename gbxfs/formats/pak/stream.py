@@ -55,13 +55,16 @@ class EncryptedStream(_CipherStream):
     the stream decrypts up to READ_AHEAD bytes in one call and folds ivXor
     into each page when it is fetched, which is when the game applies it."""
 
-    def __init__(self, read_at: ReadAt, key: PakKey, start: int, length: int):
+    def __init__(self, read_at: ReadAt, key: PakKey, start: int, length: int, plain: bytes | None = None):
         super().__init__(key.decrypter(read_exact(read_at, start, BLOCK, "IV")))
         self._read_at = read_at
         self.start = start
         self.length = length
         self._ahead = b""      # decrypted, not yet fetched, not yet folded
         self._at = 0
+        if plain is not None and len(plain) == length and hasattr(self._cipher, "decrypt_ahead"):
+            # the whole stream decrypted already (without folds): only the folds are left to do
+            self._ahead = plain
 
     def fetch(self, n: int = PAGE) -> bytes:
         """The next min(n, left) plain bytes (b"" at the end)."""

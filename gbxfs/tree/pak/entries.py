@@ -9,9 +9,9 @@ known to be unverifiable.
 from __future__ import annotations
 
 import errno
-import itertools
 import threading
-from typing import Mapping
+import itertools
+from typing import Iterator, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
@@ -25,6 +25,7 @@ from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.pak.ahead import read_ahead, take_mark
 from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR, typed_name
@@ -57,6 +58,15 @@ class PakEntrySource:
         """Bytes already verified and cached, without a worker thread (else None)."""
         return self.entry.read_cached(offset, size)
 
+    def prefetch_offsets(self, offset: int) -> list[int]:
+        return self.entry.prefetch_pieces(offset)
+
+    def prefetch_at(self, offset: int) -> None:
+        try:
+            self.entry.prefetch(offset)
+        except PakError as e:
+            raise OSError(errno.EIO, f"pak entry cannot be read: {e.reason}") from None
+
 
 class PakEntryFile(SourceFile):
     """A pak entry as a plain file: exact size up front, verified on first read.
@@ -76,6 +86,12 @@ class PakEntryFile(SourceFile):
     @property
     def entry(self) -> PakEntry:
         return self.source.entry
+
+    def prefetch_offsets(self, offset: int) -> list[int]:
+        return self.source.prefetch_offsets(offset)
+
+    def prefetch_at(self, offset: int) -> None:
+        self.source.prefetch_at(offset)
 
     # made from the record when asked: a dict per entry would cost ~250 bytes per file
     @property
@@ -161,9 +177,6 @@ class PakGbxDir(Dir):
 # a folder of at most this many entries is listed from memory in well under a
 # millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
 CHEAP_LISTING = 256
-# what opening an unread entry reads ahead of its folder's later ones, in one worker visit
-READ_AHEAD_FILES = 32
-READ_AHEAD_BYTES = 1 << 20
 # what one listed entry keeps alive (its tree object, its PakEntry and record), measured
 # with tracemalloc over listings of a pak's folders (about 1050 bytes: tests/tree/test_pak_table.py); rounded up
 LISTED_ENTRY_COST = 1280
@@ -228,12 +241,13 @@ class PakFolder(Dir):
     identical. error.txt appears once one of its entries is known to be
     unverifiable (found out when it is first read)."""
 
-    __slots__ = ("_tree", "_node", "_cheap", "_pinned")
+    __slots__ = ("_tree", "_node", "_cheap", "_pinned", "ahead_parent")
 
     def __init__(self, name: str, tree: PakTree, node: int, *, cheap: bool = False, **kw):
         super().__init__(name, **kw)
         self._tree, self._node, self._cheap = tree, node, cheap
         self._pinned: Mapping[str, Entry] | tuple | None = None
+        self.ahead_parent: PakFolder | None = None     # the folder listing this one (read-ahead)
 
     @property
     def _key(self):
@@ -243,13 +257,21 @@ class PakFolder(Dir):
         pinned, self._pinned = self._pinned, None
         if isinstance(pinned, dict):
             return pinned
+        return self._listed(pinned)
+
+    def _listed(self, have: tuple | None = None) -> Mapping[str, Entry]:
+        """The listing, from the cache or made (and cached) now; what loaded()
+        pinned is left alone (read-ahead calls this from worker threads)."""
         cache = self._tree.ctx.cache
         kids = cache.get(self._key)
         if kids is None:
             with self._lock:
                 kids = cache.get(self._key)
                 if kids is None:
-                    kids = {c.name: c for c in self._tree.listing(self._node, pinned)}
+                    kids = {c.name: c for c in self._tree.listing(self._node, have)}
+                    for c in kids.values():
+                        if isinstance(c, PakFolder):
+                            c.ahead_parent = self
                     cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids) + ITEM_OVERHEAD)
         return kids
 
@@ -295,28 +317,35 @@ class PakFolder(Dir):
         e = kids.get(name) if kids is not None else None
         return isinstance(e, PakEntryFile) and not e.entry.checked and e.entry.size <= SMALL_ENTRY
 
-    def read_ahead(self, name: str) -> None:
-        """Verify `name` and the small unread entries listed after it, into the
-        cache (worker thread): files are mostly read in listing order, and
-        their reads are then answered from the trio loop. Bounded by
-        READ_AHEAD_FILES and READ_AHEAD_BYTES; a served entry leaves the cache."""
+    def wants_prefetch(self, name: str) -> bool:
+        """True (once) when opening `name`, already read ahead, should start the
+        next read-ahead batch without waiting for it (tree/pak/ahead.py)."""
         kids = self.peek()
-        if kids is None:
-            return
-        names = list(kids)
-        try:
-            start = names.index(name)
-        except ValueError:
-            return
-        budget = READ_AHEAD_BYTES
-        for e in itertools.islice(kids.values(), start, start + READ_AHEAD_FILES):
-            if budget <= 0:
-                break
-            if isinstance(e, PakEntryFile):
-                try:
-                    budget -= e.entry.read_ahead()
-                except OSError:
-                    break     # the pak cannot be read: the entry's own read reports it
+        e = kids.get(name) if kids is not None else None
+        return isinstance(e, PakEntryFile) and take_mark(e.entry)
+
+    def read_ahead(self, name: str) -> None:
+        """Verify `name` and the small unread entries a tree walk opens after it,
+        into the cache (worker thread; tree/pak/ahead.py): their reads are then
+        answered from the trio loop, and a served entry leaves the cache."""
+        read_ahead(self, name)
+
+    def ahead_items(self, after: str | None) -> Iterator[tuple[str, object]]:
+        """("dir", folder) or ("file", PakEntry) for the children listed from
+        `after` on (all for None; nothing if `after` is not here), for ahead.py.
+        Lists the folder if needed (worker thread)."""
+        kids = self._listed()           # the listing itself: no error.txt check per batch
+        start = 0
+        if after is not None:
+            try:
+                start = list(kids).index(after)
+            except ValueError:
+                return
+        for e in itertools.islice(kids.values(), start, None):
+            if isinstance(e, PakFolder):
+                yield "dir", e
+            elif isinstance(e, PakEntryFile):
+                yield "file", e.entry
 
 
 def _pak_entry(e: Entry) -> PakEntry | None:

@@ -78,3 +78,31 @@ def test_a_corrupt_small_entry_is_refused_by_every_way():
             e.read_ahead()
             assert e.read_cached(0, 10) is None
         assert e.error is not None
+
+
+def test_a_large_stored_entry_reads_by_pieces_and_prefetches_the_next_ones():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gbxfs.formats.pak.seekinflate import CHUNK
+
+    rnd = random.Random(9)
+    big = rnd.randbytes(3 * CHUNK + 12345)
+    data = build_pak([PakFile("B/big.bin", big, compress=False)], KS)
+    cache = ByteLRU(64 << 20)
+    arc = PakArchive(lambda o, n: data[o:o + n], len(data), derive_key(KS), cache=cache)
+    e = arc.entry(arc.files[0])
+    assert e.prefetch_pieces(0) == []            # nothing verified yet: nothing to prefetch
+    step, got, claimed = 128 << 10, [], []
+    with ThreadPoolExecutor(2) as pool:
+        for off in range(0, e.size, step):
+            piece = e.read_cached(off, step)
+            got.append(piece if piece is not None else e.read(off, step))
+            todo = e.prefetch_pieces(off + len(got[-1]))
+            claimed += todo
+            assert e.prefetch_pieces(off + len(got[-1])) == []    # claimed once
+            for at in todo:
+                pool.submit(e.prefetch, at)
+    assert b"".join(got) == big
+    # every piece after the first was prepared in the background, ahead of its reader
+    assert claimed == [CHUNK * i for i in range(1, 4)]
+    assert all(cache.get((e._token, at)) is not None for at in claimed)

@@ -26,7 +26,7 @@ import threading
 from typing import Any, Callable
 
 from ..expr import compile_expr
-from ..reader import MAX_COUNT
+from ..encoding import MAX_COUNT
 from . import ast as dsl
 from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _fusable
 from .frame import Frame

@@ -10,7 +10,8 @@ from typing import Any, Callable
 from ..errors import GbxError
 from ..expr import compile_expr
 from ..model import Labeled, NodeRef
-from ..reader import MAX_COUNT, GbxReader
+from ..encoding import MAX_COUNT
+from ..reader import GbxReader
 from ..zinflate import inflate_exact
 from . import ast as dsl
 from .frame import ContinueItem, Frame

@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import GbxError
 from ..lookback import read_id
 from ..model import Labeled
-from ..reader import MAX_COUNT, MAX_STRING, stored_text
+from ..encoding import MAX_COUNT, MAX_STRING, stored_text
 from .compile import MAX_STRUCT_DEPTH
 from .frame import ContinueItem, Frame, child_frame, new_frame
 from .genexpr import HELPERS

@@ -1,0 +1,38 @@
+"""How GameBox files store numbers and text: the hard limits on counts and
+string lengths, little-endian unpackers, and stored text. Imports nothing."""
+from __future__ import annotations
+
+import struct
+
+# Hard limits: hostile counts must fail before anything big is allocated.
+MAX_COUNT = 1 << 24          # elements in one array / list
+MAX_STRING = 1 << 26         # bytes in one string (64 MiB)
+
+SKIP_MARKER = 0x534B4950     # "SKIP" (reads as "PIKS" in the file)
+
+unpack_i8 = struct.Struct("<b").unpack_from
+unpack_u16 = struct.Struct("<H").unpack_from
+unpack_i16 = struct.Struct("<h").unpack_from
+unpack_u32 = struct.Struct("<I").unpack_from
+unpack_i32 = struct.Struct("<i").unpack_from
+unpack_u64 = struct.Struct("<Q").unpack_from
+unpack_i64 = struct.Struct("<q").unpack_from
+unpack_f32 = struct.Struct("<f").unpack_from
+unpack_2f = struct.Struct("<2f").unpack_from
+unpack_3f = struct.Struct("<3f").unpack_from
+unpack_4f = struct.Struct("<4f").unpack_from
+
+# element format and size for fast numeric arrays
+ARRAY_FORMATS = {"B": 1, "b": 1, "H": 2, "h": 2, "I": 4, "i": 4, "Q": 8, "q": 8, "f": 4}
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def stored_text(data: bytes | memoryview) -> str:
+    """A stored string as text. A leading byte order mark is dropped (some tools write
+    one before nicknames; the `.bin` files keep it): "utf-8-sig" decoding without
+    that codec's Python wrapper, which cost more than the decoding itself."""
+    if data and data[0] == 0xEF and data[:3] == _BOM:
+        data = data[3:]
+    return str(data, "utf-8", "replace")

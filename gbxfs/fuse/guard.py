@@ -1,0 +1,53 @@
+"""Guards every FUSE request handler wears: a bug in a view answers EIO and is
+logged (one bad file never takes the mount down), an OSError keeps its errno,
+`-d` logs each request as it arrives, and writes are refused with EROFS."""
+from __future__ import annotations
+
+import errno
+import functools
+import logging
+from typing import Callable, Sequence
+
+import pyfuse3
+
+from gbxfs.tree.logs import log_failure
+
+log = logging.getLogger("gbxfs.fuse")
+
+
+def fail(code: int) -> pyfuse3.FUSEError:
+    return pyfuse3.FUSEError(code)
+
+
+def handler(fn: Callable) -> Callable:
+    """FUSEError passes; an OSError keeps its errno (real files: EACCES, ...);
+    anything else is a bug in some view: logged, answered with EIO."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    async def guarded(self, *args):
+        if log.isEnabledFor(logging.DEBUG):   # -d: every request, as it arrives
+            log.debug("%s%s", name, brief(args))
+        try:
+            return await fn(self, *args)
+        except pyfuse3.FUSEError:
+            raise
+        except OSError as e:
+            log.warning("%s%s: %s", fn.__name__, brief(args), e)
+            raise fail(e.errno or errno.EIO) from None
+        except Exception as e:
+            log_failure(log, e, "%s%s failed", fn.__name__, brief(args))
+            raise fail(errno.EIO) from None
+    return guarded
+
+
+def brief(args: Sequence) -> str:
+    return "(" + ", ".join(repr(a) for a in args if isinstance(a, (int, bytes, str))) + ")"
+
+
+def read_only(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    async def refuse(self, *args, **kw):
+        log.debug("%s%s: read-only", fn.__name__, brief(args))
+        raise fail(errno.EROFS)
+    return refuse
