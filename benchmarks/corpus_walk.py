@@ -2,7 +2,8 @@
 """What a user's whole-folder commands cost on a real mount of the corpus.
 
     .venv/bin/python benchmarks/corpus_walk.py [--checkout DIR ...] [--cache-mb N]
-                                               [--only find,du,grep] [--timeout S]
+                                               [--only find,du,grep,readers] [--timeout S]
+                                               [--readers N]
 
 Mounts the corpus folder (../shared/corpus, or $GBXFS_CORPUS) with `gbxfs mount
 -f` and the default options (plus cache_mb when given), then times, each on a
@@ -11,6 +12,13 @@ fresh mount so that no command profits from another's cache:
   du     `du -sh .`                  (a stat of every entry: exact sizes)
   grep   `grep -r authorTime .`      (opens and reads every file), with the
          number of matching lines, and how many of them are in header/ dumps
+  readers  (only with --only naming it) N concurrent readers (--readers, default
+         16) over every GBX folder of the mount, body/nodes/ included (found by
+         name, as a user opens it): each reader takes the next folder in path
+         order and reads all its files; reported as files read and files per
+         minute until all are read or --timeout (counted after the listing of
+         the GBX folders, one thread) stops them. The reader
+         count in flight at once is what makes a small cache thrash.
 and the daemon's peak RSS (VmHWM) after each command, with the cache bound it
 should stay inside (cache_mb + 100 MB).
 
@@ -26,6 +34,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -76,12 +85,76 @@ def _unmount(proc: subprocess.Popen, mp: str) -> None:
         subprocess.run(["fusermount3", "-uz", mp], check=False, stderr=subprocess.DEVNULL)
 
 
-def run_one(checkout: Path, what: str, cache_mb: int | None, timeout: float) -> dict:
+def _gbx_folders(mp: str) -> list[str]:
+    """Every GBX folder of the mount (embedded ones too), in path order."""
+    out = []
+    for d, dirs, _ in os.walk(mp):
+        dirs.sort()
+        out += [os.path.join(d, x) for x in dirs if x.lower().endswith(".gbx")]
+    return sorted(out)
+
+
+def _read_folder(folder: str, stop: float) -> tuple[int, int]:
+    """Read every file of one GBX folder (body/nodes/ too; not the GBX folders
+    nested in it, which are folders of their own): (files, errors)."""
+    files = errors = 0
+    roots = [folder] + [os.path.join(folder, "body", "nodes")] * os.path.isdir(os.path.join(folder, "body", "nodes"))
+    for root in roots:
+        for d, dirs, names in os.walk(root):
+            dirs[:] = sorted(x for x in dirs if not x.lower().endswith(".gbx"))
+            for n in sorted(names):
+                if time.monotonic() > stop:
+                    return files, errors
+                try:
+                    with open(os.path.join(d, n), "rb") as f:
+                        while f.read(1 << 17):
+                            pass
+                    files += 1
+                except OSError:
+                    errors += 1
+    return files, errors
+
+
+def _readers(mp: str, n: int, timeout: float) -> tuple[str, bool]:
+    t0 = time.monotonic()
+    folders = _gbx_folders(mp)
+    listing = time.monotonic() - t0
+    stop = time.monotonic() + timeout
+    lock = threading.Lock()
+    total = [0, 0, 0]           # files, errors, folders done
+
+    def reader():
+        while time.monotonic() < stop:
+            with lock:
+                if not folders:
+                    return
+                folder = folders.pop(0)
+            f, e = _read_folder(folder, stop)
+            with lock:
+                total[0] += f
+                total[1] += e
+                total[2] += time.monotonic() <= stop
+    todo = len(folders)
+    threads = [threading.Thread(target=reader) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.monotonic() - stop + timeout
+    return (f"{total[0]} files ({total[1]} errors), {total[2]} of {todo} GBX folders; "
+            f"{total[0] / seconds * 60:.0f} files/min after {listing:.0f} s of listing"), total[2] == todo
+
+
+def run_one(checkout: Path, what: str, cache_mb: int | None, timeout: float, readers: int = 16) -> dict:
     with tempfile.TemporaryDirectory(prefix="gbxfs-walk-") as mp:
         proc = _mount(checkout, mp, cache_mb)
         try:
             base = _status(proc.pid, "VmRSS")
             t0 = time.perf_counter()
+            if what == "readers":
+                out, done = _readers(mp, readers, timeout)
+                return {"what": what, "seconds": time.perf_counter() - t0, "done": done, "out": out,
+                        "rss0_mb": base / 1024, "peak_mb": _status(proc.pid, "VmHWM") / 1024}
             try:
                 r = subprocess.run(["bash", "-c", COMMANDS[what]], cwd=mp, capture_output=True,
                                    text=True, timeout=timeout)
@@ -107,6 +180,7 @@ def main() -> int:
     ap.add_argument("--cache-mb", type=int, default=None, help="mount option cache_mb (default: the mount's)")
     ap.add_argument("--only", default="find,du,grep")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per command")
+    ap.add_argument("--readers", type=int, default=16, help="concurrent readers of the readers command")
     args = ap.parse_args()
     checkouts = args.checkout or [ROOT]
     bound = (args.cache_mb or 256) + 100
@@ -116,9 +190,10 @@ def main() -> int:
     print("|---|---|---:|---|---:|---:|---|")
     for what in args.only.split(","):
         for co in checkouts:
-            row = run_one(co.resolve(), what, args.cache_mb, args.timeout)
+            row = run_one(co.resolve(), what, args.cache_mb, args.timeout, args.readers)
             secs = f"{row['seconds']:.1f}" if row["done"] else f"> {args.timeout:.0f} (stopped)"
-            print(f"| {co} | `{COMMANDS[what].split(' |')[0]}` | {secs} | {row['out']} | "
+            cmd = f"{args.readers} readers" if what == "readers" else COMMANDS[what].split(' |')[0]
+            print(f"| {co} | `{cmd}` | {secs} | {row['out']} | "
                   f"{row.get('header_hits', '')} | {row['peak_mb']:.0f} | "
                   f"{'yes' if row['peak_mb'] <= bound else 'NO'} |", flush=True)
     return 0

@@ -1,5 +1,6 @@
 """A thread-safe LRU cache bounded by the total size of its values in bytes,
-which keeps expensive values (parses) over cheap ones (rendered bytes): see ByteLRU.
+which keeps expensive values (parses) over cheap ones (rendered bytes), and
+small durable summaries of them over both: see ByteLRU.
 
 get_or_make() makes each missing value once however many threads ask for it
 at the same time: four concurrent first reads of one map's files cause one
@@ -8,7 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Hashable
+from contextlib import contextmanager
+from typing import Any, Callable, Hashable, Iterator
 
 
 # Share of the bound that made values (get_or_make) may hold while they are kept
@@ -16,10 +18,15 @@ from typing import Any, Callable, Hashable
 # rest stays for rendered bytes (a large rendered file is not remade for every
 # piece read) and the policy is never worse than LRU.
 COSTLY_SHARE = 0.9
+# Share of the bound that durable values may hold while they are kept ahead of
+# everything else; past it the least recently used durable value goes first.
+DURABLE_SHARE = 0.5
+
+CHEAP, COSTLY, DURABLE = 0, 1, 2      # ranks: the order in which values are given up
 
 
 class ByteLRU:
-    """Two segments under one byte bound. Values made by get_or_make (parses:
+    """Three ranks under one byte bound. Values made by get_or_make (parses:
     expensive to make again) are "costly"; values stored by put() (rendered
     bytes, cheap to make again from a cached parse) are "cheap" unless put says
     otherwise. While the costly values stay within COSTLY_SHARE of the bound,
@@ -27,19 +34,28 @@ class ByteLRU:
     when no cheap one is left); past that share, the least recently used value
     of either kind. So a cache
     smaller than all the rendered files of two maps, but large enough for their
-    two parses, keeps both parses and remakes only rendered bytes."""
+    two parses, keeps both parses and remakes only rendered bytes.
+
+    "Durable" values (rank DURABLE) are small things distilled from a costly
+    one that serve what it served (a body's digest: its listings and rendered
+    chunk texts, see gbx/digest.py). They go last, while they hold at most
+    DURABLE_SHARE of the bound: two parses that cannot both be kept are then
+    made again only until their digests hold what is read, not on every read."""
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
-        # key -> (value, nbytes, costly); recency order per segment below, with
-        # the tick of each key's last use to compare the two segments' oldest
-        self._items: dict[Hashable, tuple[Any, int, bool]] = {}
+        # key -> (value, nbytes, rank); recency order per rank below, with
+        # the tick of each key's last use to compare the ranks' oldest
+        self._items: dict[Hashable, tuple[Any, int, int]] = {}
         self._used: dict[Hashable, int] = {}
         self._tick = 0
-        self._order: tuple[OrderedDict, OrderedDict] = (OrderedDict(), OrderedDict())  # cheap, costly
+        self._order: tuple[OrderedDict, ...] = (OrderedDict(), OrderedDict(), OrderedDict())
         self._bytes = 0
-        self._costly_bytes = 0
+        self._rank_bytes = [0, 0, 0]
         self._lock = threading.Lock()
+        # bytes of the values being made now (see making), and who waits for room
+        self._in_flight = 0
+        self._room = threading.Condition(threading.Lock())
         # key -> [lock held while making it, threads making or waiting for it]
         self._making: dict[Hashable, list] = {}
 
@@ -49,7 +65,11 @@ class ByteLRU:
 
     @property
     def costly_bytes(self) -> int:
-        return self._costly_bytes
+        """Bytes of made values (costly and durable)."""
+        return self._rank_bytes[COSTLY] + self._rank_bytes[DURABLE]
+
+    def rank_bytes(self, rank: int) -> int:
+        return self._rank_bytes[rank]
 
     def get(self, key: Hashable, default: Any = None) -> Any:
         with self._lock:
@@ -65,20 +85,24 @@ class ByteLRU:
         self._used[key] = self._tick
 
     def _drop(self, key: Hashable) -> None:
-        _, n, costly = self._items.pop(key)
-        del self._order[costly][key]
+        _, n, rank = self._items.pop(key)
+        del self._order[rank][key]
         del self._used[key]
         self._bytes -= n
-        if costly:
-            self._costly_bytes -= n
+        self._rank_bytes[rank] -= n
 
-    def _evict_one(self, keep: Hashable = None) -> bool:
-        """Evict one value by the policy above, never `keep`; False if none is left."""
-        # each segment's oldest other than keep (keep is its segment's newest)
-        cheap, costly = (next((k for k in seg if k != keep), None) for seg in self._order)
-        if cheap is None or costly is None:
+    def _evict_one(self, keep: Hashable = None, rank: int = DURABLE) -> bool:
+        """Evict one value by the policy above, never `keep`, and a durable one
+        for a value of lower `rank` only past DURABLE_SHARE; False if none is left."""
+        # each rank's oldest other than keep (keep is its rank's newest)
+        cheap, costly, durable = (next((k for k in seg if k != keep), None) for seg in self._order)
+        if durable is not None and self._rank_bytes[DURABLE] > DURABLE_SHARE * self.max_bytes:
+            victim = durable
+        elif cheap is None and costly is None:
+            victim = durable if rank == DURABLE else None
+        elif cheap is None or costly is None:
             victim = costly if cheap is None else cheap
-        elif self._costly_bytes > COSTLY_SHARE * self.max_bytes:
+        elif self.costly_bytes > COSTLY_SHARE * self.max_bytes:
             victim = min(cheap, costly, key=self._used.__getitem__)
         else:
             victim = cheap
@@ -87,22 +111,55 @@ class ByteLRU:
         self._drop(victim)
         return True
 
-    def put(self, key: Hashable, value: Any, nbytes: int, *, costly: bool = False) -> None:
-        """Store `value`, costing `nbytes`; `costly` if it is expensive to make again.
-        Values larger than the whole cache are not kept."""
+    def put(self, key: Hashable, value: Any, nbytes: int, *, costly: bool = False,
+            rank: int | None = None) -> None:
+        """Store `value`, costing `nbytes`; `costly` if it is expensive to make again
+        (or an explicit rank). Values larger than the whole cache are not kept, nor
+        values of a lower rank than DURABLE larger than the room durable values
+        within their share leave (they would not fit without evicting them)."""
+        rank = int(costly) if rank is None else rank
         with self._lock:
             if key in self._items:
                 self._drop(key)
-            if nbytes > self.max_bytes:
-                return
-            self._items[key] = (value, nbytes, costly)
-            self._order[costly][key] = None
+            if nbytes > self.max_bytes - (0 if rank == DURABLE else self._protected()):
+                return       # too large for the cache, or for the room durable values leave
+            self._items[key] = (value, nbytes, rank)
+            self._order[rank][key] = None
             self._touch(key)
             self._bytes += nbytes
-            if costly:
-                self._costly_bytes += nbytes
-            while self._bytes > self.max_bytes and self._evict_one(keep=key):
-                pass
+            self._rank_bytes[rank] += nbytes
+            self._fit(key, rank)
+
+    def _protected(self) -> int:
+        """Bytes of durable values that a value of lower rank cannot evict."""
+        return min(self._rank_bytes[DURABLE], int(DURABLE_SHARE * self.max_bytes))
+
+    def _fit(self, keep: Hashable, rank: int) -> None:
+        """Evict until within the bound. A value that fits only by evicting durable
+        values within their share is not kept itself (admission control: a parse
+        as large as the cache would otherwise throw out the digests that spare
+        making it again; the caller still gets the value it made)."""
+        while self._bytes > self.max_bytes:
+            if not self._evict_one(keep, rank):
+                if keep in self._items:
+                    self._drop(keep)
+                return
+
+    def grow(self, key: Hashable, nbytes: int) -> None:
+        """`key`'s value now keeps `nbytes` more alive (a digest that took in more
+        rendered text): count them, and evict others if that passes the bound.
+        Nothing happens if `key` is no longer cached (its value is garbage then)."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return
+            value, n, rank = item
+            self._items[key] = (value, n + nbytes, rank)
+            self._bytes += nbytes
+            self._rank_bytes[rank] += nbytes
+            if n + nbytes > self.max_bytes:
+                self._drop(key)
+            self._fit(key, rank)
 
     def reserve(self, nbytes: int) -> None:
         """Evict values until `nbytes` more would fit: room for a large value about
@@ -111,16 +168,38 @@ class ByteLRU:
         least recently used costly ones, but the most recent costly values worth
         up to half the bound stay: with two maps read in turn, making one's parse
         must not throw out the other's, or every read would parse again. So while
-        a value is made the process may hold up to half the bound beyond it."""
+        a value is made the process may hold up to half the bound beyond it.
+        Durable values stay within their share."""
         with self._lock:
-            cheap, costly = self._order
+            cheap, costly, durable = self._order
             while self._bytes + min(nbytes, self.max_bytes) > self.max_bytes:
                 if cheap:
                     self._drop(next(iter(cheap)))
-                elif costly and self._costly_bytes > self.max_bytes // 2:
+                elif costly and self._rank_bytes[COSTLY] > self.max_bytes // 2:
                     self._drop(next(iter(costly)))
+                elif durable and self._rank_bytes[DURABLE] > DURABLE_SHARE * self.max_bytes:
+                    self._drop(next(iter(durable)))
                 else:
                     break
+
+    @contextmanager
+    def making(self, nbytes: int) -> Iterator[None]:
+        """Hold `nbytes` of room for a large value being made (a body walk) while
+        making it: waits while the values other threads are making already hold
+        half the bound (one at a time always goes). Walks are pure Python, so
+        running more at once gains nothing on the interpreter's one lock, but
+        each holds its objects: 16 readers walking 16 bodies at once took the
+        process far past the cache's bound."""
+        with self._room:
+            while self._in_flight and self._in_flight + nbytes > self.max_bytes // 2:
+                self._room.wait()
+            self._in_flight += nbytes
+        try:
+            yield
+        finally:
+            with self._room:
+                self._in_flight -= nbytes
+                self._room.notify_all()
 
     def discard(self, key: Hashable) -> None:
         """Forget `key` (a value served for the last time: its bytes are the kernel's now)."""
@@ -128,8 +207,8 @@ class ByteLRU:
             if key in self._items:
                 self._drop(key)
 
-    def get_or_make(self, key: Hashable, make: Callable[[], tuple[Any, int]]) -> Any:
-        """Cached value, or make() -> (value, nbytes) stored and returned.
+    def get_or_make(self, key: Hashable, make: Callable[[], tuple[Any, int]], *, rank: int = COSTLY) -> Any:
+        """Cached value, or make() -> (value, nbytes) stored (costly, or `rank`) and returned.
 
         make() runs outside the cache's lock (other keys stay usable, and make
         may itself use the cache), under a lock of its own key: a thread that
@@ -147,7 +226,7 @@ class ByteLRU:
                 value = self.get(key, sentinel)
                 if value is sentinel:
                     value, nbytes = make()
-                    self.put(key, value, nbytes, costly=True)
+                    self.put(key, value, nbytes, rank=rank)
                 return value
         finally:
             with self._lock:

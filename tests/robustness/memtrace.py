@@ -5,14 +5,15 @@ from __future__ import annotations
 import gc
 import tracemalloc
 
-from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.cache import DURABLE, ByteLRU
 
 MiB = 1 << 20
 
 
 def flush(cache: ByteLRU) -> None:
-    """Evict everything: one item as large as the cache pushes all others out."""
-    cache.put(("test", "flush"), None, cache.max_bytes)
+    """Evict everything: one item as large as the cache pushes all others out
+    (a durable one: a lower rank would not push out durable values within their share)."""
+    cache.put(("test", "flush"), None, cache.max_bytes, rank=DURABLE)
     cache.put(("test", "flush"), None, 0)
 
 

@@ -45,6 +45,7 @@ def test_gbx_folder_listing_never_parses_once_loaded(corpus, monkeypatch):
     True). Its error.txt check must not parse the header again when the cache
     dropped it: that would read and parse a file on the loop."""
     from corpusdata import CORPUS, manifest_rows
+    from gbxfs.tree.cache import DURABLE
     from gbxfs.tree.gbx import parse as gbx_parse
     from gbxfs.tree.context import TreeContext
     from gbxfs.tree.gbx.view import open_gbx
@@ -57,7 +58,7 @@ def test_gbx_folder_listing_never_parses_once_loaded(corpus, monkeypatch):
     d.children()
     d.children()["info.txt"].size()             # parses the body too
     assert d.loaded()
-    ctx.cache.put(("flush",), None, ctx.cache.max_bytes)   # everything evicted
+    ctx.cache.put(("flush",), None, ctx.cache.max_bytes, rank=DURABLE)   # everything evicted
     calls = []
     monkeypatch.setattr(gbx_parse, "parse_header", lambda *a, **k: calls.append(1))
     monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1))

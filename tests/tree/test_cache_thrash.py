@@ -1,13 +1,15 @@
 """A cache smaller than the working set degrades gracefully: parses (made by
 get_or_make, expensive to make again) outlive rendered bytes (put, cheap), so
 alternating reads of the chunk files of two maps parse each body once, and the
-byte bound holds all the while."""
+byte bound holds all the while. When even the two parses cannot both be kept,
+the bodies' digests (durable: listings and rendered chunk texts, see
+gbxfs/tree/gbx/digest.py) still bound the parses to two per map."""
 from __future__ import annotations
 
 import pytest
 
 from gbxfs.tree import cache as cache_mod
-from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.cache import COSTLY, DURABLE, ByteLRU
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx import parse as gbx_parse
 from gbxfs.tree.gbx.view import open_gbx
@@ -84,6 +86,101 @@ def test_alternating_chunk_reads_of_two_maps_parse_each_body_once(corpus, monkey
     assert len(calls) == 2, f"{len(calls)} body parses for {reads} alternating reads"
 
 
+def _read_in_turn(maps, files, expected, ctx, bound) -> int:
+    """Read every chunk file of the maps in turn, file by file (A, B, A, B, ...),
+    then folder by folder three times; check each read's bytes and the bound."""
+    reads = 0
+
+    def read(m, f):
+        nonlocal reads
+        assert _read(maps[m], f) == expected[m][f]
+        reads += 1
+        assert ctx.cache.current_bytes <= bound
+
+    for i in range(max(map(len, files))):
+        for m, fs in enumerate(files):
+            if i < len(fs):
+                read(m, fs[i])
+    for _ in range(3):
+        for m, fs in enumerate(files):
+            for f in fs:
+                read(m, f)
+    return reads
+
+
+@pytest.mark.corpus
+def test_two_parses_that_cannot_both_be_kept_are_made_at_most_twice_each(corpus, monkeypatch):
+    # what each map's parse costs alone, and every file's bytes (from a roomy cache)
+    costs, expected, files = [], [], []
+    for n in MAPS:
+        roomy = TreeContext(cache=ByteLRU(1 << 40))
+        d = _open(corpus, n, roomy)
+        files.append(_chunk_files(d))
+        expected.append({f: _read(d, f) for f in files[-1]})
+        costs.append(roomy.cache.rank_bytes(COSTLY))
+    # room for the larger parse and a little more, not for both parses
+    bound = max(costs) + 64 * 1024
+    assert bound < sum(costs)
+    ctx = TreeContext(cache=ByteLRU(bound))
+    maps = [_open(corpus, n, ctx) for n in MAPS]
+    calls = []
+    real = gbx_parse.walk_body
+    monkeypatch.setattr(gbx_parse, "walk_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    files = [_chunk_files(d) for d in maps]
+    reads = _read_in_turn(maps, files, expected, ctx, bound)
+    assert reads > 700
+    # Per map: one walk to list body/nodes (its digest), and at most one more: the
+    # first chunk text read once that parse was evicted makes it again and renders
+    # every chunk text into the digest, which the cache keeps over parses.
+    assert len(calls) <= 2 * len(MAPS), f"{len(calls)} body parses for {reads} reads in turn"
+    assert ctx.cache.rank_bytes(DURABLE) > 0
+
+
+def test_durable_values_stay_and_a_value_that_needs_their_room_is_not_kept():
+    cache = ByteLRU(100)
+    cache.get_or_make("d1", lambda: ("D1", 20), rank=DURABLE)
+    cache.get_or_make("p1", lambda: ("P1", 50))
+    cache.put("x", "x", 20)                              # 90 in all
+    cache.get_or_make("p2", lambda: ("P2", 60))          # past the costly share: p1 (LRU) goes
+    assert [k for k in ("d1", "p1", "p2", "x") if cache.get(k) is not None] == ["d1", "p2", "x"]
+    assert cache.current_bytes == 100
+    # a parse that would fit only by evicting d1: made and returned, not kept, nothing evicted
+    assert cache.get_or_make("p3", lambda: ("P3", 81)) == "P3"
+    assert [k for k in ("d1", "p2", "p3", "x") if cache.get(k) is not None] == ["d1", "p2", "x"]
+    cache.put("y", "y", 81)                              # the same for a rendered value
+    assert cache.get("y") is None and cache.current_bytes == 100
+    cache.put("z", "z", 80)                              # this one fits beside d1: all else goes
+    assert [k for k in ("d1", "p2", "x", "z") if cache.get(k) is not None] == ["d1", "z"]
+    cache.reserve(100)                                   # room for a parse: d1 stays within its share
+    assert cache.get("d1") == "D1" and cache.get("z") is None and cache.current_bytes == 20
+
+
+def test_durable_values_past_their_share_go_least_recent_first():
+    cache = ByteLRU(100)
+    cache.put("x", "x", 10)
+    cache.get_or_make("d1", lambda: ("D1", 30), rank=DURABLE)
+    cache.get_or_make("d2", lambda: ("D2", 30), rank=DURABLE)     # 60 durable: past the 50 share
+    assert cache.current_bytes == 70                     # within the bound: nothing goes yet
+    cache.get("d1")
+    cache.put("y", "y", 40)                              # 110: d2, the older durable one, goes
+    assert [k for k in ("x", "d1", "d2", "y") if cache.get(k) is not None] == ["x", "d1", "y"]
+    assert cache.current_bytes == 80
+
+
+def test_grow_counts_what_a_cached_value_took_in():
+    cache = ByteLRU(100)
+    cache.get_or_make("d", lambda: ("D", 10), rank=DURABLE)
+    cache.put("x", "x", 30)
+    cache.put("y", "y", 30)
+    cache.grow("d", 40)                                  # 110: x, the oldest cheap one, goes
+    assert [k for k in ("d", "x", "y") if cache.get(k) is not None] == ["d", "y"]
+    assert cache.current_bytes == 80 and cache.rank_bytes(DURABLE) == 50
+    cache.grow("gone", 1000)                             # not cached: nothing to count
+    assert cache.current_bytes == 80
+    cache.grow("d", 60)                                  # larger than the whole cache: dropped
+    assert cache.get("d") is None and cache.current_bytes == 30
+
+
 def test_cheap_values_go_before_costly_ones_within_the_bound():
     cache = ByteLRU(100)
     cache.get_or_make("parse", lambda: ("P", 40))        # costly
@@ -123,3 +220,80 @@ def test_reserve_keeps_recent_costly_values_up_to_half_the_bound():
     cache.reserve(80)               # x goes, then p2 (the older parse); p1 stays: 30 <= 50
     assert [k for k in ("p1", "p2", "x") if cache.get(k) is not None] == ["p1"]
     assert cache.current_bytes == 30
+
+
+# made from a replay's ghosts, a costly value of their own (not from the digest)
+GHOST_FILES = ("ghost.csv", "ghost.txt", "ghosts", "info.txt")
+
+
+def _everything(d, prefix=""):
+    """Every file under a GBX folder -> its bytes; of a nested GBX folder (an
+    embedded map or item: a new source, parsed on its own) only original.gbx."""
+    out = {}
+    for name, e in d.children().items():
+        if prefix == "" and name in GHOST_FILES and "Replay" in d.name:
+            continue
+        if e.is_dir and name.lower().endswith(".gbx"):
+            out[prefix + name + "/original.gbx"] = e.children()["original.gbx"].read(0, 1 << 30)
+        elif e.is_dir:
+            out.update(_everything(e, prefix + name + "/"))
+        else:
+            out[prefix + name] = e.read(0, 1 << 30)
+    return out
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("needle", ["Bruno_B13-Obstacle.Replay", "Simple TECH 1.Map"])
+def test_once_digested_a_gbx_folder_is_listed_and_read_without_its_parse(corpus, monkeypatch, needle):
+    """With only the body's digest left in the cache (parses and rendered bytes
+    evicted), the folder and body/nodes/ list again, and info.txt, nodes.txt,
+    every chunk file and embedded/ (a replay's map, a map's items.zip and
+    items/) read the same bytes, without a body parse. (A replay's ghost files
+    come from its ghosts, cached apart.)"""
+    path = next(r["path"] for r in manifest_rows() if needle in r["path"])
+    src = FileSource(str(corpus / path))
+    ctx = TreeContext(cache=ByteLRU(256 << 20))
+    name = path.rsplit("/", 1)[-1]
+
+    def walk():
+        d = open_gbx(name, src, ctx)          # a new folder over the same source: nothing listed
+        files = _everything(d)
+        nodes = d.children()["body"].child("nodes")
+        files.update(("body/nodes/" + k, v) for k, v in _everything(nodes).items())
+        return files
+
+    before = walk()
+    assert any(k.startswith("body/nodes/") for k in before) and any(k.startswith("embedded/") for k in before)
+    durable = ctx.cache.rank_bytes(DURABLE)
+    assert durable > 0
+    # a costly value of all the room the digests leave: every parse and rendered byte goes
+    ctx.cache.put(("flush",), None, ctx.cache.max_bytes - durable, costly=True)
+    ctx.cache.discard(("flush",))
+    assert ctx.cache.current_bytes == durable
+    calls = []
+    real = gbx_parse.walk_body
+    monkeypatch.setattr(gbx_parse, "walk_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert walk() == before
+    assert calls == []
+
+
+def test_values_being_made_share_half_the_bound():
+    """Body walks hold their objects while they run: a walk waits while those
+    running hold half the bound (the first one always goes)."""
+    import threading
+    cache = ByteLRU(100)
+    entered = threading.Event()
+
+    def other():
+        with cache.making(20):
+            entered.set()
+
+    with cache.making(60):                     # more than half alone: goes, being the only one
+        t = threading.Thread(target=other)
+        t.start()
+        assert not entered.wait(0.5)           # 60 + 20 past 50: waits
+    t.join(60)
+    assert entered.is_set()
+    with cache.making(30):
+        with cache.making(20):                 # 50: within half, goes at once
+            pass

@@ -69,7 +69,7 @@ def render_chunk_txt(chunk: Chunk) -> bytes:
     return b"# not decoded: no declaration for this chunk (raw bytes in the .bin file)\n"
 
 
-def _xml_bytes(chunk: Chunk) -> bytes:
+def xml_bytes(chunk: Chunk) -> bytes:
     return (xml_text(chunk) or "").encode("utf-8", "replace")
 
 
@@ -77,13 +77,22 @@ def chunk_files(chunk: Chunk, taken: set[str], cache: ByteLRU, key: Hashable,
                 get: Callable[[], Chunk]) -> list[Entry]:
     """The files of `chunk`; `get()` returns the same chunk again from the parse,
     `key` is a cache key unique to this chunk of this file."""
+    xml = xml_bytes(chunk)
+    return chunk_entries(chunk, taken, cache, key, lambda: render_chunk_txt(get()), lambda: get().raw,
+                         len(chunk.raw), (lambda: xml_bytes(get())) if xml else None, len(xml))
+
+
+def chunk_entries(chunk, taken: set[str], cache: ByteLRU, key: Hashable, txt: Callable[[], bytes],
+                  raw: Callable[[], bytes], raw_size: int, xml: Callable[[], bytes] | None,
+                  xml_size: int | None, txt_size: int | None = None) -> list[Entry]:
+    """The files of a chunk (a Chunk, or a record with its chunk_id, name,
+    offset and error) made by the given functions, with the sizes known so far."""
     base = chunk_base(chunk, taken)
     x = chunk_xattrs(chunk)
     files: list[Entry] = [
-        CachedFile(base + ".txt", cache, (key, "txt"), lambda: render_chunk_txt(get()), xattrs=x),
-        ParsedBytesFile(base + ".bin", lambda: get().raw, size=len(chunk.raw), xattrs=x),
+        CachedFile(base + ".txt", cache, (key, "txt"), txt, size=txt_size, xattrs=x),
+        ParsedBytesFile(base + ".bin", raw, size=raw_size, xattrs=x),
     ]
-    if xml_text(chunk) is not None:
-        files.append(CachedFile(base + ".xml", cache, (key, "xml"), lambda: _xml_bytes(get()),
-                                size=len(_xml_bytes(chunk)), xattrs=x))
+    if xml is not None:
+        files.append(CachedFile(base + ".xml", cache, (key, "xml"), xml, size=xml_size, xattrs=x))
     return files

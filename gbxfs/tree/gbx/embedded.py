@@ -6,7 +6,9 @@
 - A map's embedded items (chunk 03043054, decoded by the map declarations)
   become items.zip (the stored ZIP, byte for byte) and items.txt (the item
   list the chunk declares, then the ZIP's member names), and items/, the ZIP
-  opened (gbxfs/tree/gbx/zipdir.py).
+  opened (gbxfs/tree/gbx/zipdir.py). Where the ZIP lies and items.txt are
+  found once from the parse and kept in the body's digest; the ZIP's bytes are
+  read from the body again when needed.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Node
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.dump import dump_lines
-from gbxfs.tree.cached import CachedFile, LazySliceSource, ParsedBytesFile
+from gbxfs.tree.cached import LazySliceSource, ParsedBytesFile
 from gbxfs.tree.gbx.zipdir import zip_folder
 from gbxfs.tree.model import Entry
 
@@ -72,26 +74,39 @@ def items_text(c) -> bytes:
     return text.encode("utf-8", "replace")
 
 
+def items_record(main: Node) -> tuple[int, int, bytes] | None:
+    """Where a map's items.zip lies in the body (offset, size) and its items.txt,
+    found once from the decoded main node, so that embedded/ needs no parse later
+    (kept in the body's digest, see digest.py). None: no ZIP. Raises GbxError
+    for a ZIP that cannot be listed."""
+    c = main.chunk(EMBEDDED_ITEMS)
+    z = _find_zip(c.values) if c is not None and c.values else None
+    if z is None:
+        return None
+    at = bytes(c.raw).find(z)
+    if at < 0:          # not stored verbatim in the chunk: cannot happen for a byte buffer field
+        raise GbxError("embedded items ZIP not found in its chunk's bytes", chunk_id=EMBEDDED_ITEMS)
+    return c.offset + at, len(z), items_text(c)
+
+
 def embedded_entries(main: Node, ctx: TreeContext, mtime_ns: int, open_nested, key: Any,
-                     get_main: Callable[[], Node]) -> list[Entry]:
-    """`main` is the main node; `get_main()` gets it again from the cached parse
-    when an entry is read later; `key` is a cache key unique to this file."""
+                     get_main: Callable[[], Node], get_items: Callable[[], tuple[int, int, bytes] | None],
+                     get_slice: Callable[[int, int], bytes]) -> list[Entry]:
+    """`main` is the main node with its chunks' raw bytes; `get_main()` gets it
+    again when an entry is read later; `get_items()` gives its items_record (from
+    the cached digest); `get_slice(offset, size)` reads the body; `key` is a
+    cache key unique to this file. The entries keep none of these bytes."""
+    items = get_items()
     out: list[Entry] = []
     data = replay_map(main)
     if data is not None:
         out.append(open_nested("map.Gbx", LazySliceSource(lambda: replay_map(get_main()), len(data), mtime_ns)))
-    c = main.chunk(EMBEDDED_ITEMS)
-    if c is not None and c.values:
-        z = _find_zip(c.values)
-        if z is not None:
-            text = items_text(c)      # made now as well: a ZIP that cannot be listed is an error now
-
-            def chunk() -> Node:
-                return get_main().chunk(EMBEDDED_ITEMS)
-            out.append(ParsedBytesFile("items.zip", lambda: _find_zip(chunk().values), size=len(z)))
-            out.append(CachedFile("items.txt", ctx.cache, (key, "items.txt"), lambda: items_text(chunk()),
-                                  size=len(text)))
-            # the same ZIP opened: items/<...>.Item.Gbx folders
-            out.append(zip_folder("items", z, lambda: _find_zip(chunk().values) or b"", open_nested,
-                                  ctx.cache, (key, "items/"), mtime_ns))
+    if items is not None:
+        at, size, text = items
+        zip_bytes = get_slice(at, size)
+        out.append(ParsedBytesFile("items.zip", lambda: get_slice(at, size), size=size))
+        out.append(ParsedBytesFile("items.txt", lambda: get_items()[2], size=len(text)))
+        # the same ZIP opened: items/<...>.Item.Gbx folders
+        out.append(zip_folder("items", zip_bytes, lambda: get_slice(at, size), open_nested,
+                              ctx.cache, (key, "items/"), mtime_ns))
     return out

@@ -10,7 +10,8 @@ import threading
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.tree.gbx.info import describe
-from gbxfs.tree.gbx.parse import GbxParse, ParsedBody, _bare
+from gbxfs.tree.gbx.digest import BodyFiles, body_problems
+from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.model import Entry, RenderedFile
 
 ERROR_XATTR = "user.gbxfs.error"
@@ -19,8 +20,9 @@ ERROR_XATTR = "user.gbxfs.error"
 class Problems:
     """The known problems of one GBX file, and the error.txt that lists them."""
 
-    def __init__(self, p: GbxParse):
+    def __init__(self, p: GbxParse, files: BodyFiles):
         self.p = p
+        self.files = files
         self._noted: dict[str, BaseException] = {}   # problems found by derived files
         self._file: tuple[int, Entry] | None = None
         self._lock = threading.Lock()
@@ -45,8 +47,12 @@ class Problems:
                           if c.error is not None]
             self._header = found
         out += self._header
-        pb = p.ctx.cache.get(("gbx.body", p.source))
-        if pb is not None:
+        # the body's digest keeps its problems when the parse itself was evicted
+        d = self.files.peek()
+        pb = p.ctx.cache.get(("gbx.body", p.source)) if d is None else None
+        if d is not None:
+            out += d.problems
+        elif pb is not None:
             out += body_problems(pb)
         with self._lock:
             out += list(self._noted.items())
@@ -66,19 +72,3 @@ class Problems:
                 self._file = (len(errs), f)
                 xattrs[ERROR_XATTR] = str(errs[0][1]).encode("utf-8", "replace")
             return self._file[1]
-
-
-def body_problems(pb: ParsedBody) -> list[tuple[str, BaseException]]:
-    """The body's errors for error.txt, found once per parse (a large map has
-    thousands of chunks, and the folder asks on every listing)."""
-    found = pb._problems
-    if found is None:
-        found = [("body", e) for e in pb.errors]
-        for n in pb.nodes:
-            if n.error is not None:
-                found.append((f"node {n.index} ({n.class_name or f'{n.class_id:08X}'})", n.error))
-            for c in n.chunks:
-                if c.error is not None:
-                    found.append((f"chunk {c.chunk_id:08X} of node {n.index}", c.error))
-        pb._problems = found
-    return found

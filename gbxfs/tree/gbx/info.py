@@ -11,10 +11,28 @@ def _lines(pairs: list[tuple[str, object]]) -> bytes:
     return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
 
 
-def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, ghost_facts: dict | None = None,
-                proof: str | None = None) -> bytes:
+def body_pairs(pb: ParsedBody) -> list[tuple[str, object]]:
+    """info.txt's lines about the body (kept in the body's digest: see digest.py)."""
+    pairs: list[tuple[str, object]] = []
+    if pb.body is not None:
+        pairs.append(("body_compression", "LZO" if pb.body_compressed else "none"))
+        if pb.compressed_size is not None:
+            pairs.append(("body_compressed_size", pb.compressed_size))
+        pairs.append(("body_size", len(pb.body)))
+    pairs.append(("body_status", pb.status))
+    pairs.append(("body_nodes_read", len(pb.nodes)))
+    chunks = [c for n in pb.nodes for c in n.chunks]
+    pairs.append(("body_chunks", len(chunks)))
+    pairs.append(("body_chunks_decoded", sum(1 for c in chunks if c.values is not None and c.error is None)))
+    for e in pb.errors:
+        pairs.append(("body_error", e))
+    return pairs
+
+
+def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]] | None,
+                ghost_facts: dict | None = None, proof: str | None = None) -> bytes:
     """info.txt: the summary of a map, replay or ghost first (see summary.py), then
-    the container facts. `ghost_facts`: the first ghost's, for what a header lacks.
+    the container facts; `body`: the body's (body_pairs). `ghost_facts`: the first ghost's, for what a header lacks.
     `proof`: how a container proved the bytes (a pak entry: "verified by parse" or
     "recovered (Adler-32 verified)"), shown as `verification`."""
     h = ph.header
@@ -36,19 +54,8 @@ def render_info(file_size: int, ph: ParsedHeader, pb: ParsedBody | None, ghost_f
         pairs.append(("external_refs", len(h.refs.externals)))
     if h.body_offset is not None:
         pairs.append(("body_offset", h.body_offset))
-    if pb is not None:
-        if pb.body is not None:
-            pairs.append(("body_compression", "LZO" if pb.body_compressed else "none"))
-            if pb.compressed_size is not None:
-                pairs.append(("body_compressed_size", pb.compressed_size))
-            pairs.append(("body_size", len(pb.body)))
-        pairs.append(("body_status", pb.status))
-        pairs.append(("body_nodes_read", len(pb.nodes)))
-        chunks = [c for n in pb.nodes for c in n.chunks]
-        pairs.append(("body_chunks", len(chunks)))
-        pairs.append(("body_chunks_decoded", sum(1 for c in chunks if c.values is not None and c.error is None)))
-        for e in pb.errors:
-            pairs.append(("body_error", e))
+    if body is not None:
+        pairs += body
     return _lines(pairs)
 
 

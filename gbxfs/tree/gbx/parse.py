@@ -28,6 +28,7 @@ from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.gbx.model import NodeRef
 from gbxfs.formats.gbx.nodes import walk_body
+from gbxfs.tree.cache import CHEAP
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.ghostfiles import all_nodes
 from gbxfs.tree.source import ByteSource
@@ -126,21 +127,44 @@ class GbxParse:
             return out, 1024
         h = ph.header
         try:
-            data = self.data()
-            if h.body_offset is None:      # header came from pak metadata: parse the real one
-                h = parse_header(data)
-            b = read_body(data, h.body_offset, h.body_compression)
+            b = self._read_body(h)
         except GbxError as e:
             out.status = "failed"
             out.errors.append(_bare(e.add_context(where="body")))
             return out, 1024
         if not b.data:
             return _with_body(out, b), 1024
-        # the walk builds about BODY_COST_RATIO times the body in objects: make room first
-        self.ctx.cache.reserve(BODY_COST_RATIO * len(b.data))
-        result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
-                           externals=h.refs.by_node_index() if h.refs else None)
-        return parsed_body(b, result, self.ctx.cache.max_bytes)
+        # the walk builds about BODY_COST_RATIO times the body in objects: make room
+        # first, and do not walk more bodies at once than the cache has room for
+        room = BODY_COST_RATIO * len(b.data)
+        with self.ctx.cache.making(room):
+            self.ctx.cache.reserve(room)
+            result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
+                               externals=h.refs.by_node_index() if h.refs else None)
+            return parsed_body(b, result, self.ctx.cache.max_bytes)
+
+    def _read_body(self, h: GbxHeader) -> BodyData:
+        data = self.data()
+        if h.body_offset is None:      # header came from pak metadata: parse the real one
+            h = parse_header(data)
+        return read_body(data, h.body_offset, h.body_compression)
+
+    def body_bytes(self) -> bytes:
+        """The decompressed body alone (body.bin, chunk .bin files): the parse's
+        when it is cached, else read from the file again (milliseconds: no node
+        walk), kept as a cheap cache value."""
+        return self.ctx.cache.get_or_make(("gbx.bodybytes", self.source), self._make_body_bytes, rank=CHEAP)
+
+    def _make_body_bytes(self) -> tuple[bytes, int]:
+        pb = self.ctx.cache.get(("gbx.body", self.source))
+        if pb is None or pb.body is None:
+            h = self.header().header
+            if h is None or self.source_error:      # listed from a body that was read: cannot happen
+                raise GbxError("body no longer readable", where="body")
+            data = self._read_body(h).data
+        else:
+            data = pb.body
+        return data, len(data) + 1024
 
     def seed_body(self, b: BodyData, result: Any) -> None:
         """Take the body and its node walk from a parse done elsewhere (the pass

@@ -33,7 +33,8 @@ from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
-from gbxfs.tree.gbx.chunkfiles import chunk_files
+from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
+from gbxfs.tree.gbx.digest import BodyFiles
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import Problems
@@ -54,12 +55,13 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
 
 
 class GbxFolder(Dir):
-    __slots__ = ("p", "problems")
+    __slots__ = ("p", "problems", "files")
 
     def __init__(self, name: str, p: GbxParse):
         super().__init__(name, load=self._list_root, mtime_ns=p.source.mtime_ns)
         self.p = p
-        self.problems = Problems(p)
+        self.files = BodyFiles(p)       # body/ is served from the body's digest
+        self.problems = Problems(p, self.files)
         ph = p.header()
         if ph.header is not None:
             self.xattrs["user.gbx.class_id"] = f"{ph.header.class_id:08X}".encode()
@@ -91,7 +93,7 @@ class GbxFolder(Dir):
         if p.source_error:
             original.error = p.source_error
         out: list[Entry] = [original,
-                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), p.body(),
+                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), self.files.digest().info,
                                                                       self._ghost_facts(),
                                                                       getattr(p.source, "proof", None)))]
         h = p.header().header
@@ -131,26 +133,20 @@ class GbxFolder(Dir):
         return out
 
     def _body_files(self) -> list[Entry]:
-        pb = self.p.body()
-        if pb.body is None:
+        d = self.files.digest()
+        if d.body_size is None:
             return []
         nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
-        return [ParsedBytesFile("body.bin", lambda: self.p.body().body or b"", size=len(pb.body)),
+        return [ParsedBytesFile("body.bin", self.p.body_bytes, size=d.body_size),
                 CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
-                           lambda: render_nodes_index(self.p.body().status, nodes.children())),
+                           lambda: render_nodes_index(self.files.digest().status, nodes.children())),
                 nodes]   # found by name, not listed: see nodesindex.py
-
-    def _node(self, i: int):
-        nodes = self.p.body().all_nodes()
-        if i >= len(nodes):
-            raise OSError(errno.EIO, f"{self.name}: body no longer parses the same")
-        return nodes[i]
 
     def _node_dirs(self) -> list[Entry]:
         out: list[Entry] = []
         taken: set[str] = set()
         cache = self.p.ctx.cache
-        nodes = self.p.body().all_nodes()
+        nodes = self.files.digest().nodes
         labels = node_labels([n.index for n in nodes])
         width = max(3, len(str(max(labels, default=0))))
         for i, n in enumerate(nodes):
@@ -166,9 +162,14 @@ class GbxFolder(Dir):
         taken: set[str] = set()
         out: list[Entry] = []
         cache = self.p.ctx.cache
-        for j, c in enumerate(self._node(i).chunks):
-            out += chunk_files(c, taken, cache, self._key("node", i, j),
-                               lambda j=j: self._node(i).chunks[j])
+        d, f = self.files.digest(), self.files
+        if i >= len(d.nodes):
+            raise OSError(errno.EIO, f"{self.name}: body no longer parses the same")
+        for j, c in enumerate(d.nodes[i].chunks):
+            out += chunk_entries(c, taken, cache, self._key("node", i, j),
+                                 lambda j=j: f.text(i, j, "txt"), lambda j=j: f.raw(i, j), c.raw_size,
+                                 None if c.xml_size is None else (lambda j=j: f.text(i, j, "xml")),
+                                 c.xml_size, d.text_size(i, j, "txt"))
         return out
 
     # -- thumbnail and comments ------------------------------------------------------------
@@ -242,8 +243,11 @@ class GbxFolder(Dir):
 
     # -- embedded ----------------------------------------------------------------------------
     def _embedded(self) -> list[Entry]:
-        pb = self.p.body()
-        if not pb.nodes:
+        d = self.files.digest()
+        if not d.nodes:
+            return []
+        if isinstance(d.items, GbxError):
+            self.note_error("embedded", d.items)
             return []
         ctx = self.p.ctx
 
@@ -253,8 +257,10 @@ class GbxFolder(Dir):
             return open_gbx(name, src, ctx)
 
         try:
-            return embedded_entries(pb.nodes[0], ctx, self.p.source.mtime_ns, open_nested,
-                                    self._key("embedded"), lambda: self._node(0))
+            # from the digest and the body's bytes: no parse needed
+            return embedded_entries(self.files.raw_node(0), ctx, self.p.source.mtime_ns, open_nested,
+                                    self._key("embedded"), lambda: self.files.raw_node(0),
+                                    lambda: self.files.digest().items, self.files.body_slice)
         except GbxError as e:
             self.note_error("embedded", e)
             return []
