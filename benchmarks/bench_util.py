@@ -64,6 +64,18 @@ def walk_all(entry, count: WalkCount | None = None) -> WalkCount:
     return count
 
 
+def unmount(proc: subprocess.Popen, mp) -> None:
+    """Unmount `mp`, wait for its daemon, and kill it (and detach the mount) if it
+    does not end: every mount benchmark's clean-up."""
+    subprocess.run(["fusermount3", "-u", str(mp)], check=False, capture_output=True)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        subprocess.run(["fusermount3", "-uz", str(mp)], check=False, capture_output=True)
+
+
 def _status_mb(field: str) -> float:
     with open("/proc/self/status") as f:
         for line in f:

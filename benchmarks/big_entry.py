@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_util import unmount  # noqa: E402
 from gbxfs.formats.pak.writer import PakFile, write_packs  # noqa: E402
 from gbxfs.tree.cache import ByteLRU  # noqa: E402
 from gbxfs.tree.context import TreeContext  # noqa: E402
@@ -79,8 +80,7 @@ def mounted(src: Path, mp: Path, path: str) -> tuple[float, float]:
         _read(mp / path)
         return time.perf_counter() - t0, _cpu(proc.pid) - c0
     finally:
-        subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
-        proc.wait(30)
+        unmount(proc, mp)
 
 
 def main() -> None:

@@ -152,22 +152,7 @@ def main() -> int:
     from gbxfs.tree.source import FileSource
     print(f"gbxfs from {gbx_parse.__file__}")
     bound = args.cache_mb * MIB
-    if args.readers:
-        parses: list[float] = []
-        real = gbx_parse.walk_body
-
-        def counted(*a, **k):
-            t = time.perf_counter()
-            try:
-                return real(*a, **k)
-            finally:
-                parses.append(time.perf_counter() - t)
-        gbx_parse.walk_body = counted
-        readers(args, TreeContext(cache=ByteLRU(bound)), parses)
-        return 0
-    paths = pick_maps(bound, args.maps.split(",") if args.maps else None)
-    costs = [parse_cost(p) for p in paths]
-    ctx = TreeContext(cache=ByteLRU(bound))
+    # every body walk from here on is timed into `parses`
     parses: list[float] = []
     real = gbx_parse.walk_body
 
@@ -178,6 +163,13 @@ def main() -> int:
         finally:
             parses.append(time.perf_counter() - t)
 
+    if args.readers:
+        gbx_parse.walk_body = counted
+        readers(args, TreeContext(cache=ByteLRU(bound)), parses)
+        return 0
+    paths = pick_maps(bound, args.maps.split(",") if args.maps else None)
+    costs = [parse_cost(p) for p in paths]
+    ctx = TreeContext(cache=ByteLRU(bound))
     gbx_parse.walk_body = counted
     folders = [open_gbx(p.rsplit("/", 1)[-1], FileSource(str(CORPUS / p)), ctx) for p in paths]
     t0 = time.perf_counter()

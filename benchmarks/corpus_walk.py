@@ -38,8 +38,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("GBXFS_CORPUS", ROOT.parent / "shared" / "corpus"))
+from bench_util import CORPUS, ROOT, unmount
 
 COMMANDS = {
     "find": "find . | wc -l",
@@ -73,16 +72,6 @@ def _mount(checkout: Path, mp: str, cache_mb: int | None) -> subprocess.Popen:
             raise SystemExit(f"mount failed: {proc.stderr.read().decode(errors='replace')}")
         time.sleep(0.1)
     return proc
-
-
-def _unmount(proc: subprocess.Popen, mp: str) -> None:
-    subprocess.run(["fusermount3", "-u", mp], check=False, stderr=subprocess.DEVNULL)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        subprocess.run(["fusermount3", "-uz", mp], check=False, stderr=subprocess.DEVNULL)
 
 
 def _gbx_folders(mp: str) -> list[str]:
@@ -170,7 +159,7 @@ def run_one(checkout: Path, what: str, cache_mb: int | None, timeout: float, rea
                 row["header_hits"] = sum("/header/" in ln for ln in lines)
             return row
         finally:
-            _unmount(proc, mp)
+            unmount(proc, mp)
 
 
 def main() -> int:

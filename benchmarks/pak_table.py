@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench_util import unmount  # noqa: E402
 from gbxfs.formats.pak.writer import many_files, write_packs  # noqa: E402
 
 CHILD = """
@@ -111,12 +112,7 @@ def mounted(checkout: Path, folder: Path, cache_mb: int | None) -> dict:
             out["ls3"] = timed("ls Big.pak | wc -l", mp)[0]
             out["hwm"] = status(proc.pid, "VmHWM")
         finally:
-            subprocess.run(["fusermount3", "-u", mp], check=False, stderr=subprocess.DEVNULL)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            unmount(proc, mp)
     return out
 
 

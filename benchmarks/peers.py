@@ -33,7 +33,6 @@ import math
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -46,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gbxfs.formats.gbx import writer as gbx_writer  # noqa: E402
+from bench_util import unmount  # noqa: E402
 from gbxfs.formats.pak.writer import PakFile, write_packs  # noqa: E402
 
 BENCH_VENV = Path(__file__).resolve().parent / ".venv"
@@ -118,16 +118,6 @@ def build_fifty(folder: Path) -> Path:
         write_packs(out, paks, salt=SEED)
         done.write_text("ok\n")
     return out
-
-
-def unmount(proc: subprocess.Popen, mp: Path) -> None:
-    """Unmount `mp` and wait for its daemon (killed if it does not end)."""
-    subprocess.run(["fusermount3", "-u", str(mp)], capture_output=True)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
 
 
 def first_ls(folder: Path, mp: Path) -> dict:

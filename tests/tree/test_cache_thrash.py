@@ -66,22 +66,7 @@ def test_alternating_chunk_reads_of_two_maps_parse_each_body_once(corpus, monkey
     calls = []
     real = gbx_parse.read_body
     monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))
-    reads = 0
-
-    def read(m, f):
-        nonlocal reads
-        assert _read(maps[m], f) == expected[m][f]
-        reads += 1
-        assert ctx.cache.current_bytes <= bound
-
-    for i in range(max(map(len, files))):     # file by file: A, B, A, B, ...
-        for m, fs in enumerate(files):
-            if i < len(fs):
-                read(m, fs[i])
-    for _ in range(3):                         # folder by folder: all of A, all of B, ...
-        for m, fs in enumerate(files):
-            for f in fs:
-                read(m, f)
+    reads = _read_in_turn(maps, files, expected, ctx, bound)
     assert reads > 100
     assert len(calls) == 2, f"{len(calls)} body parses for {reads} alternating reads"
 

@@ -23,15 +23,7 @@ class ContinueItem(Exception):
 def new_frame(parent: "Frame") -> "Frame":
     """A child scope (loop item, struct) of `parent`: Frame(parent, parent.chunk_id)
     without the constructor's call, for the generated decoders' hot loops."""
-    f = _new(Frame)
-    f.values = {}
-    f.latest = None
-    f.parent = parent
-    f.chunk_id = parent.chunk_id
-    f.depth = parent.depth + 1
-    f.index = None
-    f.node = parent.node
-    return f
+    return child_frame(parent, {}, None)
 
 
 def child_frame(parent: "Frame", values: dict, index: int | None) -> "Frame":
