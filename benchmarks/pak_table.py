@@ -3,10 +3,14 @@
 
     .venv/bin/python benchmarks/pak_table.py [--files 1000000] [--keep DIR]
                                              [--checkout DIR ...] [--cache-mb N]
+                                             [--pack-version 6..18] [--no-mount]
 
 Writes (with the project's writer, `formats/pak/writer.many_files`, seeded) a
 pak of --files entries, 1000 to a folder (a million files: about 60 MB, nearly
-all of it file table), or reuses the one in --keep. Then, per --checkout (a
+all of it file table), or reuses the one in --keep. With --pack-version, a
+ManiaPlanet pack `Big.Pack.Gbx` of that version instead (writer6.many_pack_files:
+the same entries, public, the table under the public header key; versions
+15+ hold at most a 16 MiB table, about 200,000 files). Then, per --checkout (a
 gbxfs source tree; default this one; give two to compare before and after
 side by side under the same load):
   cli ls     `gbxfs ls Big.pak` in a child process: seconds, peak RSS
@@ -35,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_util import unmount  # noqa: E402
 from gbxfs.formats.pak.writer import many_files, write_packs  # noqa: E402
+from gbxfs.formats.pak.writer6 import build_pack, many_pack_files  # noqa: E402
 
 CHILD = """
 import sys
@@ -56,12 +61,15 @@ def status(pid: int, field: str) -> int:
     return 0
 
 
-def build(folder: Path, files: int) -> Path:
-    pak = folder / "Big.pak"
-    stamp = folder / f".files-{files}"
+def build(folder: Path, files: int, version: int | None) -> Path:
+    pak = folder / ("Big.pak" if version is None else "Big.Pack.Gbx")
+    stamp = folder / (f".files-{files}" if version is None else f".files-{files}-v{version}")
     if not stamp.exists():
         t = time.perf_counter()
-        write_packs(folder, {"Big": many_files(files, seed=1)})
+        if version is None:
+            write_packs(folder, {"Big": many_files(files, seed=1)})
+        else:
+            pak.write_bytes(build_pack(many_pack_files(files, seed=1), version=version, header_flags=2))
         stamp.touch()
         print(f"wrote {pak} ({pak.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t:.0f} s", flush=True)
     return pak
@@ -82,7 +90,7 @@ def cli_ls(checkout: Path, pak: Path) -> tuple[float, int]:
     return time.perf_counter() - t, int(r.stderr.split()[-1]) // 1024
 
 
-def mounted(checkout: Path, folder: Path, cache_mb: int | None) -> dict:
+def mounted(checkout: Path, folder: Path, cache_mb: int | None, name: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     out: dict = {}
     with tempfile.TemporaryDirectory(prefix="gbxfs-paktable-") as mp:
@@ -100,16 +108,16 @@ def mounted(checkout: Path, folder: Path, cache_mb: int | None) -> dict:
 
             def later() -> None:
                 time.sleep(0.2)
-                second["t"] = timed("ls Big.pak | wc -l", mp)[0]
+                second["t"] = timed(f"ls {name} | wc -l", mp)[0]
             th = threading.Thread(target=later)
             th.start()
-            out["ls1"], out["ls1_out"] = timed("ls Big.pak | wc -l", mp)
+            out["ls1"], out["ls1_out"] = timed(f"ls {name} | wc -l", mp)
             th.join()
             out["ls2"] = second["t"]
             out["rss_ls"] = status(proc.pid, "VmRSS")
             out["find"], out["find_out"] = timed("find . | wc -l", mp)
             out["rss_find"] = status(proc.pid, "VmRSS")
-            out["ls3"] = timed("ls Big.pak | wc -l", mp)[0]
+            out["ls3"] = timed(f"ls {name} | wc -l", mp)[0]
             out["hwm"] = status(proc.pid, "VmHWM")
         finally:
             unmount(proc, mp)
@@ -123,10 +131,11 @@ def main() -> int:
     ap.add_argument("--checkout", action="append", type=Path)
     ap.add_argument("--cache-mb", type=int)
     ap.add_argument("--no-mount", action="store_true")
+    ap.add_argument("--pack-version", type=int, help="a .Pack.Gbx of this version (6-18) instead of a .pak")
     args = ap.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="gbxfs-paktable-src-"))
     folder.mkdir(parents=True, exist_ok=True)
-    pak = build(folder, args.files)
+    pak = build(folder, args.files, args.pack_version)
     bound = (args.cache_mb or 256) + 100
     for co in args.checkout or [ROOT]:
         co = co.resolve()
@@ -134,7 +143,7 @@ def main() -> int:
         print(f"{co}: cli `gbxfs ls` {secs:.1f} s, peak RSS {peak} MB", flush=True)
         if args.no_mount:
             continue
-        r = mounted(co, folder, args.cache_mb)
+        r = mounted(co, folder, args.cache_mb, pak.name)
         print(f"{co}: mount RSS {r['rss0']} MB; first ls {r['ls1']:.1f} s ({r['ls1_out']} names), second ls "
               f"(started 0.2 s later) {r['ls2']:.1f} s, RSS {r['rss_ls']} MB; find {r['find']:.1f} s "
               f"({r['find_out']} entries), RSS {r['rss_find']} MB; ls again {r['ls3']:.2f} s; "

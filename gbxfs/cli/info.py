@@ -167,9 +167,11 @@ def main(argv: list[str]) -> int:
     summaries = []
     for path in args.files:
         try:
-            proof = None
+            proof = pak = None
             if os.path.lexists(path):
-                data = read_regular(path, INFO_LIMIT)
+                # a pak is read in place (its header only), anything else whole
+                pak = info_pak.summary_file(path)
+                data = b"" if pak is not None else read_regular(path, INFO_LIMIT)
             else:
                 data, proof = _inside(path)
         except FileNotFoundError:
@@ -183,10 +185,10 @@ def main(argv: list[str]) -> int:
             code = max(code, EXIT_BAD_INPUT)
             continue
         try:
-            kind = detect_kind(data)
+            kind = "pak" if pak is not None else detect_kind(data)
             if kind is None:
                 raise BadInput("not a GBX, pak or GP2 file")
-            summary = SUMMARIZERS[kind](path, data)
+            summary = pak if pak is not None else SUMMARIZERS[kind](path, data)
             if proof is not None:
                 summary["verification"] = proof
         except BadInput as e:

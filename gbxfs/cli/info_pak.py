@@ -1,4 +1,5 @@
-"""`gbxfs info` for paks: `summary(path, data) -> dict` (see gbxfs/cli/info.py).
+"""`gbxfs info` for paks: `summary(path, data) -> dict` (see gbxfs/cli/info.py), or
+`summary_file(path)` for one on disk, read in place.
 
 The only I/O is looking for packlist.dat beside `path` (case-insensitively),
 since a version 3 pak says nothing without its key. Problems are reported in
@@ -9,11 +10,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import PakArchive, peek_version
-from gbxfs.formats.pak.archive6 import PackArchive
+from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
+from gbxfs.formats.pak.header import MAGIC
 from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.tablesum import roots, sums
 from gbxfs.tree.pak.keys import packlist_beside, read_packlist
+from gbxfs.tree.source import open_regular
 
 
 def _pack_table(out: dict[str, Any], read_at, size: int) -> dict[str, Any]:
@@ -25,29 +28,44 @@ def _pack_table(out: dict[str, Any], read_at, size: int) -> dict[str, Any]:
     out["table"] = arc.header_mode
     if arc.table is None:
         return {**out, "table_error": arc.table_error}
-    files = arc.files
-    out.update(files=len(files), public_files=sum(1 for f in files if not f.encrypted),
-               need_key=sum(1 for f in files if f.encrypted), total_size=sum(f.size for f in files))
+    s = sums(arc.files)      # one pass over the compact table: no record per file
+    out.update(files=s.files, public_files=s.files - s.encrypted, need_key=s.encrypted, total_size=s.size)
     return out
 
 
 def summary(path: str, data: bytes) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": path, "kind": "pak", "size": len(data)}
-    read_at = lambda o, n: data[o:o + n]  # noqa: E731
+    return summary_at(path, lambda o, n: data[o:o + n], len(data))
+
+
+def summary_file(path: str) -> dict[str, Any] | None:
+    """The summary of a pak on disk, read in place (None: not a pak). Only its
+    header is read: a pak may be far larger than what `info` reads whole."""
+    fd = open_regular(path)
     try:
-        version = peek_version(read_at, len(data))
+        size = os.fstat(fd).st_size
+        if os.pread(fd, len(MAGIC), 0) != MAGIC:
+            return None
+        return summary_at(path, lambda o, n: os.pread(fd, n, o), size)
+    finally:
+        os.close(fd)
+
+
+def summary_at(path: str, read_at, size: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": path, "kind": "pak", "size": size}
+    try:
+        version = peek_version(read_at, size)
     except PakError as e:
         return {**out, "error": e.reason, "bad_input": True}
     out["version"] = version
     if version >= 6:
         try:
-            h = packgbx.parse(data[:16 << 20])
+            h = read_pack_header(read_at, size)
         except PakError as e:
             return {**out, "error": e.reason, "bad_input": True}
         out.update(pack="ManiaPlanet", checksum=h.checksum.hex(), decrypt_flags=h.decrypt_flags,
                    author=h.author.login if h.author else None, title_id=h.title_id,
                    comment=h.comment, included_packs=len(h.included), header_size=h.header_size)
-        return _pack_table(out, read_at, len(data))
+        return _pack_table(out, read_at, size)
     pl_path = packlist_beside(path)
     out["packlist"] = pl_path
     if pl_path is None:
@@ -61,14 +79,13 @@ def summary(path: str, data: bytes) -> dict[str, Any]:
     if entry is None:
         return {**out, "error": "packlist.dat has no key for this pak"}
     try:
-        arc = PakArchive(read_at, len(data), entry.key)
+        arc = PakArchive(read_at, size, entry.key)
     except PakError as e:
         return {**out, "error": e.reason, "bad_input": True}
-    h = arc.header
+    h, table = arc.header, arc.files
+    s = sums(table)
     out.update(header_md5_ok=h.md5_ok, folder_feed=h.folder_feed is not None, folders=len(h.folders),
-               files=len(h.files), compressed=sum(1 for f in h.files if f.compressed),
-               total_size=sum(f.size for f in h.files),
-               roots=sorted({f.parts[0] for f in h.files if f.parts}))
+               files=s.files, compressed=s.compressed, total_size=s.size, roots=roots(table))
     if h.md5_ok:
         meta = arc.metadata()
         out["gbx_headers"] = len(meta.headers)

@@ -15,7 +15,7 @@ import struct
 import sys
 import threading
 import weakref
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
 from gbxfs.formats.pak.entry import PakEntry, NoCache
@@ -25,6 +25,7 @@ from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, 
 from gbxfs.formats.pak.metadata import Metadata, read_metadata
 from gbxfs.formats.pak.stream import EncryptedStream, ReadAt, read_exact
 from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak.tablecache import HeldTable, TableView
 
 
 def peek_version(read_at: ReadAt, size: int) -> int:
@@ -51,25 +52,17 @@ class PakArchive:
         self._cache = cache if cache is not None else NoCache()
         self._token = object()   # this archive's cache key prefix
         self._decls = decls   # GBX chunk declarations for embedded GBX (None: the shipped ones)
-        self.table_loads = 0      # times the file table was read (once, plus once per eviction)
         self.header: PakHeader = self._read_header()
-        table = self.header.files
-        self.file_count = len(table)
         # the file table lives in the cache (a million files: tens of MB), read again when evicted;
         # the header's `files` fetches it from there
-        self._table_key = (self._token, "table")
-        self._held: FileTable | None = None
-        if isinstance(self._cache, NoCache):
-            self._held = table
-        else:
-            self._cache.put(self._table_key, table, table.nbytes, costly=True)
-        self.header.files = _TableView(self)
+        self._table = HeldTable(self.header.files, self._cache, (self._token, "table"), self._reload_table)
+        self.file_count = self._table.count
+        self.header.files = TableView(self._table)
         # entries live while the tree holds them (a listed folder, a file the kernel knows)
         self._entries: weakref.WeakValueDictionary[int, PakEntry] = weakref.WeakValueDictionary()
         self._lock = threading.Lock()
 
     def _read_header(self) -> PakHeader:
-        self.table_loads += 1
         cipher_size = (self.size - CIPHER_OFFSET) & ~(BLOCK - 1)
         stream = EncryptedStream(self._read_at, self.key, IV_OFFSET, cipher_size)
         try:
@@ -77,23 +70,25 @@ class PakArchive:
         except PakError as e:
             raise PakError(f"header does not decode (wrong key or corrupt pak): {e.reason}") from None
 
+    @property
+    def table_loads(self) -> int:
+        """Times the file table was read (once, plus once per eviction)."""
+        return self._table.loads
+
     def table(self) -> FileTable:
         """The file table: from the cache, or read again (once, however many
         threads ask at the same time) after it was evicted."""
-        if self._held is not None:
-            return self._held
-        return self._cache.get_or_make(self._table_key, self._reload_table)
+        return self._table.get()
 
     def table_in_memory(self) -> FileTable | None:
         """The file table if it is in memory now (no reading needed), else None."""
-        return self._held if self._held is not None else self._cache.get(self._table_key)
+        return self._table.in_memory()
 
-    def _reload_table(self) -> tuple[FileTable, int]:
+    def _reload_table(self) -> FileTable:
         header = self._read_header()
         if header.stored_md5 != self.header.stored_md5 or header.md5_ok != self.header.md5_ok:
             raise PakError("the pak's header changed since it was opened")
-        table = header.files
-        return table, table.nbytes
+        return header.files
 
     @property
     def folders(self):
@@ -132,24 +127,6 @@ class PakArchive:
                                   self._decls)
                     self._entries[rec.index] = e
         return e
-
-
-class _TableView(Sequence[PakFileRecord]):
-    """PakHeader.files of an open archive: the table, wherever it is now."""
-
-    __slots__ = ("_arc",)
-
-    def __init__(self, arc: PakArchive):
-        self._arc = arc
-
-    def __len__(self) -> int:
-        return self._arc.file_count
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self._arc.table()[i]
-
-    def __iter__(self) -> Iterator[PakFileRecord]:
-        return iter(self._arc.table())
 
 
 def metadata_cost(meta: Metadata) -> int:

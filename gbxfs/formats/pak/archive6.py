@@ -4,7 +4,7 @@ as far as the keys at hand allow.
     arc = PackArchive(read_at, size, key_or_None)
     arc.pack            # the plain header (packgbx.PackHeader), always
     arc.table_error     # why the file table is not shown (private header, no key), else None
-    arc.files, arc.folders, arc.entry(rec)
+    arc.files, arc.folders, arc.entry(rec)   # files: a table.FileTable kept in the cache (tablecache.py)
 
 Without any key: the plain header always; the file table when the header
 is stored in clear or under the public default header key; the files
@@ -28,6 +28,7 @@ from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.header6 import Pack6Table, PlainStream, read_table
 from gbxfs.formats.pak.metadata import Metadata
 from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak.tablecache import HeldTable, TableView
 from gbxfs.formats.pak.stream import EncryptedStream
 
 FIRST_VERSION, LAST_VERSION = 6, 18
@@ -64,7 +65,13 @@ class PackArchive:
         self.data_offset = 0
         self._entries: weakref.WeakValueDictionary[int, PackEntry] = weakref.WeakValueDictionary()
         self._lock = threading.Lock()
-        self._read_table()
+        self._table: HeldTable | None = None
+        self._empty = FileTable.empty(version=self.version)
+        self.table = self._read_table()
+        if self.table is not None:
+            # as archive.py: the file table lives in the cache, read again when evicted
+            self._table = HeldTable(self.table.files, self._cache, (object(), "table"), self._reload_table)
+            self.table.files = TableView(self._table)
 
     @property
     def header_flags(self) -> int:
@@ -75,14 +82,14 @@ class PackArchive:
         f = self.header_flags & 3
         return {0: "clear", 2: "default key (public)", 1: "private key", 3: "private key + default key"}[f]
 
-    def _read_table(self) -> None:
+    def _read_table(self) -> Pack6Table | None:
         start = self.pack.header_size
         if header_encrypted(self.header_flags):
             hkey = header_key(self.header_flags, self.key)
             if hkey is None:
                 self.table_error = ("the file table is encrypted with the pack's own key (header flags "
                                     f"{self.header_flags:#x}), which is not public: give it with --packlist")
-                return
+                return None
             length = (self.size - start - BLOCK) & ~(BLOCK - 1)
             if length <= 0:
                 raise PakError("pack truncated: no room for its encrypted header")
@@ -91,7 +98,7 @@ class PackArchive:
             length = self.size - start
             stream = PlainStream(self._read_at, start, length)
         try:
-            self.table = read_table(stream, self.version, length)
+            table = read_table(stream, self.version, length)
         except PakError as e:
             raise PakError(f"file table does not decode (wrong key or corrupt pack): {e.reason}") from None
         if self.version >= 15:
@@ -99,7 +106,20 @@ class PackArchive:
                 raise PakError("version 15+ pack without HeaderMaxSize")
             self.data_offset = self.pack.header_max_size
         else:
-            self.data_offset = self.table.data_offset or 0
+            self.data_offset = table.data_offset or 0
+        return table
+
+    def _reload_table(self) -> FileTable:
+        again = self._read_table()
+        t = self.table
+        if again is None or (again.stored_md5, again.plain_size) != (t.stored_md5, t.plain_size):
+            raise PakError("the pack's file table changed since it was opened")
+        return again.files
+
+    @property
+    def table_loads(self) -> int:
+        """Times the file table was read (once, plus once per eviction; 0: no table)."""
+        return self._table.loads if self._table else 0
 
     @property
     def folders(self):
@@ -107,10 +127,12 @@ class PackArchive:
 
     @property
     def files(self) -> FileTable:
-        return self.table.files if self.table else FileTable.of_records([], [])
+        """The file table: from the cache, or read again (once for all threads asking)."""
+        return self._table.get() if self._table else self._empty
 
-    def table_in_memory(self) -> FileTable:
-        return self.files    # the pack keeps its table (version 6+ tables are records)
+    def table_in_memory(self) -> FileTable | None:
+        """The file table if it is in memory now (no reading needed), else None."""
+        return self._table.in_memory() if self._table else self._empty
 
     def metadata(self) -> Metadata:
         """Versions 6+ keep GBX headers in a section whose layout is not public: none here."""

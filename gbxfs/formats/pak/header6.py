@@ -21,10 +21,9 @@ import struct
 from dataclasses import dataclass, field
 
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.header import (FILE_MIN, FOLDER_MIN, PakFileRecord, PakFolder, _Fields,
-                                      _resolve_folders, folder_feed_bytes, split_name)
+from gbxfs.formats.pak.header import FILE_MIN, FOLDER_MIN, PakFolder, _Fields, _resolve_folders, folder_feed_bytes
 from gbxfs.formats.pak.stream import PageReader
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak.table import FileTable, read_files
 
 _FILE_HEAD = struct.Struct("<5I")
 
@@ -42,7 +41,7 @@ class Pack6Table:
     author: tuple | None         # version 6 only: (version, login, nick, zone, extra)
     flags: int
     folders: list[PakFolder] = field(default_factory=list)
-    files: FileTable | list[PakFileRecord] = field(default_factory=list)
+    files: FileTable = field(default_factory=FileTable.empty)   # the archive puts a view of its cached table here
     folder_feed: bytes | None = None
     plain_size: int = 0
 
@@ -72,22 +71,14 @@ def read_table(stream, version: int, size: int) -> Pack6Table:
     if fed is not None:
         stream.feed(fed)
     folders = _resolve_folders(raw)
-    files = []
-    for i in range(f.count("files", FILE_MIN)):
-        folder = f.i32()
-        name = f.string("file")
-        unknown, fsize, stored, offset, class_id = _FILE_HEAD.unpack(f.take(_FILE_HEAD.size))
-        size2 = f.u32() if version >= 17 else None
-        checksum = f.take(16) if version >= 14 else None
-        fflags = struct.unpack("<Q", f.take(8))[0]
-        if not 0 <= folder < len(folders):
-            raise PakError(f"file {i} ({name!r}) is in folder {folder}, the pack has {len(folders)}")
-        files.append(PakFileRecord(i, folder, name, folders[folder].parts + split_name(name), unknown, fsize,
-                                   stored, offset, class_id, fflags, version, checksum, size2))
-    plain = bytes(16) + bytes(src.taken[16:])
-    return Pack6Table(version, md5, hashlib.md5(plain).digest() == md5, meta_offset, data_offset, meta_size,
-                      meta_stored, total, author, flags, folders, FileTable.of_records(folders, files), fed,
-                      len(plain))
+    n_files = f.count("files", FILE_MIN)
+    # as in version 3, no feed comes after the folder feed: the compact table of
+    # table.py reads the rest in large pieces
+    before = src.consumed
+    digest = hashlib.md5(bytes(16) + src.taken[16:])
+    files, size = read_files(src.read_upto, n_files, folders, digest, version)
+    return Pack6Table(version, md5, digest.digest() == md5, meta_offset, data_offset, meta_size,
+                      meta_stored, total, author, flags, folders, files, fed, before + size)
 
 
 def build_table(version: int, *, meta_offset: int, data_offset: int, flags: int,

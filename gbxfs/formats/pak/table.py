@@ -11,9 +11,10 @@ path tuple and its fields) costs about a kilobyte per file; this table keeps
 
 so 44 bytes plus the stored name per file. `table[i]` makes the PakFileRecord
 of file i when asked (the tree asks per folder it lists). Reading the table is
-one pass that only finds where each record starts. Version 6+ tables
-(header6) have more fields per file and stay a list of records behind the
-same interface (`of_records`).
+one pass that only finds where each record starts. Version 6+ packs
+(header6.py) store the same records with more fixed bytes after the name
+(`tail`: a checksum from version 14, one more size from 17): the same table
+keeps them.
 """
 from __future__ import annotations
 
@@ -28,33 +29,44 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFileRecord, PakFolder, decode_name, split_name
 
 FIXED = struct.Struct("<5IQ")
+_CHECKSUM_VERSION, _SIZE2_VERSION = 14, 17
 _HEAD = struct.Struct("<iI")
 _U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+_FIVE = struct.Struct("<5I")
 _FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
 PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read
 # what one folder of the folder table keeps (object, path tuple, name strings); rounded up
 FOLDER_COST = 400
 
 
+def tail_of(version: int) -> struct.Struct:
+    """The fixed bytes after a file's name: FIXED, and in version 6+ packs
+    (unknown, size, stored size, offset, class id) as u32, [17+: u32 size2],
+    [14+: 16-byte checksum], flags as u64."""
+    if version < _CHECKSUM_VERSION:
+        return FIXED
+    return struct.Struct("<5I" + "I" * (version >= _SIZE2_VERSION) + "16s" * (version >= _CHECKSUM_VERSION) + "Q")
+
+
 class FileTable(Sequence[PakFileRecord]):
-    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "_records", "_special", "_empty_only")
+    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "version", "tail", "_special", "_empty_only")
 
     def __init__(self, folders: list[PakFolder], raw: bytes | bytearray, offsets: array, folder: array,
-                 grouped: bool, records: list[PakFileRecord] | None = None, empty: list[int] | None = None):
+                 grouped: bool, empty: list[int] | None = None, version: int = 3):
         self.folders = folders
         self.raw = raw
         self.offsets = offsets
         self.folder = folder
         self.grouped = grouped        # files listed folder by folder (folder indices never decrease)
-        self._records = records
+        self.version = version        # the pak's: how many fixed bytes follow a name (tail_of)
+        self.tail = tail_of(version)
         self._special: list[int] | None = empty    # until special() runs: the files with an empty name
         self._empty_only = True
 
     @classmethod
-    def of_records(cls, folders: list[PakFolder], records: list[PakFileRecord]) -> "FileTable":
-        """A table over records made elsewhere (version 6+ packs)."""
-        folder = array("i", (r.folder for r in records))
-        return cls(folders, b"", array("I"), folder, all(a <= b for a, b in zip(folder, folder[1:])), records)
+    def empty(cls, folders: list[PakFolder] = (), version: int = 3) -> "FileTable":
+        return cls(list(folders), b"", array("I"), array("i"), True, version=version)
 
     def __len__(self) -> int:
         return len(self.folder)
@@ -66,31 +78,35 @@ class FileTable(Sequence[PakFileRecord]):
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(i)
-        if self._records is not None:
-            return self._records[i]
         at = self.offsets[i]
         f, n = _HEAD.unpack_from(self.raw, at)
         name = decode_name(self.raw[at + 8:at + 8 + n])
-        return PakFileRecord(i, f, name, self.folders[f].parts + split_name(name),
-                             *FIXED.unpack_from(self.raw, at + 8 + n))
+        parts = self.folders[f].parts + split_name(name)
+        fields = self.tail.unpack_from(self.raw, at + 8 + n)
+        v = self.version
+        if v < 6:
+            return PakFileRecord(i, f, name, parts, *fields)
+        return PakFileRecord(i, f, name, parts, *fields[:5], fields[-1], v,
+                             fields[-2] if v >= _CHECKSUM_VERSION else None, fields[5] if v >= _SIZE2_VERSION else None)
 
     def __iter__(self) -> Iterator[PakFileRecord]:
         return (self[i] for i in range(len(self)))
 
     def stored_name(self, i: int) -> str:
-        if self._records is not None:
-            return self._records[i].name
         at = self.offsets[i]
         return decode_name(self.raw[at + 8:at + 8 + _HEAD.unpack_from(self.raw, at)[1]])
 
     def fixed_fields(self) -> Iterator[tuple[int, int, int, int, int, int]]:
         """(unknown, size, stored size, offset, class id, flags) of every file, in order."""
-        if self._records is not None:
-            yield from ((r.unknown, r.size, r.stored_size, r.offset, r.class_id, r.flags) for r in self._records)
+        raw, ends = self.raw, self._ends()
+        if self.tail is FIXED:
+            fixed = FIXED.unpack_from
+            for end in ends:
+                yield fixed(raw, end - FIXED.size)
             return
-        raw, fixed = self.raw, FIXED.unpack_from
-        for end in self._ends():
-            yield fixed(raw, end - FIXED.size)
+        head, flags, back = _FIVE.unpack_from, _U64.unpack_from, self.tail.size
+        for end in ends:
+            yield head(raw, end - back) + flags(raw, end - 8)
 
     def _ends(self) -> Iterator[int]:
         """Where each record ends: the next one's start (the fixed fields are its last bytes)."""
@@ -100,21 +116,17 @@ class FileTable(Sequence[PakFileRecord]):
 
     def column(self, field: str) -> list[int]:
         """One fixed field of every file: "size", "stored_size", "class_id", "flags"..."""
-        if self._records is not None:
-            return [getattr(r, field) for r in self._records]
         k = _FIELDS.index(field)
         return [t[k] for t in self.fixed_fields()]
 
     def without_extension(self, wanted: Callable[[int], bool]) -> Iterator[int]:
         """Files whose class id is `wanted` and whose stored name's last part has no "."
         (in one pass over the raw table: no name is decoded, no record made)."""
-        if self._records is not None:
-            yield from (r.index for r in self._records
-                        if wanted(r.class_id) and "." not in r.name.rpartition("\\")[2])
-            return
         raw, u32 = self.raw, _U32.unpack_from
+        tail = self.tail.size
+        class_id = tail - 16        # the fifth u32 of the tail, back from a record's end
         for i, (at, end) in enumerate(zip(self.offsets, self._ends())):
-            if wanted(u32(raw, end - 12)[0]) and b"." not in raw[at + 8:end - FIXED.size].rpartition(b"\\")[2]:
+            if wanted(u32(raw, end - class_id)[0]) and b"." not in raw[at + 8:end - tail].rpartition(b"\\")[2]:
                 yield i
 
     def special(self) -> list[int]:
@@ -125,8 +137,6 @@ class FileTable(Sequence[PakFileRecord]):
         return self._special
 
     def _find_special(self) -> list[int]:
-        if self._records is not None:
-            return [r.index for r in self._records if len(r.parts) != len(self.folders[r.folder].parts) + 1]
         found = set()
         raw, offsets = self.raw, self.offsets
         at = raw.find(b"\\")
@@ -143,19 +153,19 @@ class FileTable(Sequence[PakFileRecord]):
     def nbytes(self) -> int:
         """What the table keeps alive, for the cache's byte bound."""
         base = sys.getsizeof(self) + len(self.folders) * FOLDER_COST + sys.getsizeof(self.raw)
-        base += self.offsets.itemsize * len(self.offsets) + self.folder.itemsize * len(self.folder)
-        return base + (0 if self._records is None else 1024 * len(self._records))
+        return base + self.offsets.itemsize * len(self.offsets) + self.folder.itemsize * len(self.folder)
 
 
 def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder],
-               digest) -> tuple[FileTable, int]:
-    """Parse `count` file records from the plain bytes `more(n)` hands out (up
-    to n at a time, b"" at the end), feeding exactly the table's bytes to
-    `digest` (an md5 object). Returns the table and its size in bytes."""
+               digest, version: int = 3) -> tuple[FileTable, int]:
+    """Parse `count` file records of a version `version` pak from the plain
+    bytes `more(n)` hands out (up to n at a time, b"" at the end), feeding
+    exactly the table's bytes to `digest` (an md5 object). Returns the table
+    and its size in bytes."""
     raw = bytearray()
     offsets = array("I")
     folder = array("i")
-    head, fixed = _HEAD.unpack_from, FIXED.size
+    head, fixed = _HEAD.unpack_from, tail_of(version).size
     add_offset, add_folder = offsets.append, folder.append
     pos = have = i = prev = 0
     grouped = True
@@ -183,7 +193,7 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
     del raw[pos:]
     digest.update(raw)
     # bytes: exactly its length (the bytearray grew by pieces and keeps spare room)
-    table = FileTable(folders, bytes(raw), offsets, folder, grouped, empty=empty)
+    table = FileTable(folders, bytes(raw), offsets, folder, grouped, empty=empty, version=version)
     _check(table)
     return table, pos
 

@@ -24,7 +24,7 @@ from gbxfs.formats.pak.header import FORCE_NO_CRYPT_FLAG, MAGIC, NO_FEED_FLAG, P
 from gbxfs.formats.pak.header6 import PlainStream, build_table, read_table
 from gbxfs.formats.pak.lz4blocks import deflate
 from gbxfs.formats.pak.stream import EncryptingStream
-from gbxfs.formats.pak.writer import COMPRESSED_FLAG, PakFile, _class_id, _folder_table, _iv, _split
+from gbxfs.formats.pak.writer import COMPRESSED_FLAG, PakFile, _class_id, _folder_table, _iv, _split, many_files
 
 HEADER_SIZES = (0x4000, 0x100000, 0x1000000)   # HeaderMaxSize values of version 15+
 
@@ -154,3 +154,9 @@ def build_pack(files: list[PackFile], *, version: int, key: bytes | None = None,
     out += b"".join(blobs)
     out[12:44] = hashlib.sha256(bytes(out[44:])).digest()   # contents checksum: every byte after it
     return bytes(out)
+
+
+def many_pack_files(count: int, *, seed: int = 1, per_folder: int = 1000) -> list[PackFile]:
+    """writer.many_files as public pack files (readable without any key): a
+    pack whose file table is its bulk, for measuring and testing large tables."""
+    return [PackFile(**vars(f), public=True) for f in many_files(count, seed=seed, per_folder=per_folder)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.records import COMPRESSED_FLAGS, NO_FEED_FLAG
+from gbxfs.formats.pak.tablesum import sums
 from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
 
 INFO_NAME = ".pak-info.txt"
@@ -33,13 +33,7 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
     lines += key_lines(keysrc)
     if arc is not None:
         h = arc.header
-        table = arc.files      # one pass over its fields: a table may list a million files
-        compressed = no_feed = size = stored = 0
-        for _, fsize, fstored, _, _, flags in table.fixed_fields():
-            compressed += bool(flags & COMPRESSED_FLAGS)
-            no_feed += bool(flags & NO_FEED_FLAG)
-            size += fsize
-            stored += fstored
+        s = sums(arc.files)      # one pass over its fields: a table may list a million files
         lines += [
             "header.md5 = " + ("ok" if h.md5_ok else f"MISMATCH (stored {h.stored_md5.hex()})"),
             f"header.flags = {h.flags:#x}",
@@ -47,12 +41,12 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
             f"header.data_offset = {h.data_offset}",
             f"header.metadata_offset = {h.meta_offset}",
             f"folders = {len(h.folders)}",
-            f"files = {len(table)}",
-            f"files.compressed = {compressed}",
-            f"files.stored = {len(table) - compressed}",
-            f"files.no_feed_flag = {no_feed}",
-            f"files.total_size = {size}",
-            f"files.stored_size = {stored}",
+            f"files = {s.files}",
+            f"files.compressed = {s.compressed}",
+            f"files.stored = {s.files - s.compressed}",
+            f"files.no_feed_flag = {s.no_feed}",
+            f"files.total_size = {s.size}",
+            f"files.stored_size = {s.stored_size}",
         ]
         if h.md5_ok:
             meta = arc.metadata()

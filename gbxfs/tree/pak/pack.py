@@ -16,6 +16,7 @@ from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
 from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.tablesum import sums
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
 from gbxfs.tree.pak.entries import build_tree
@@ -36,7 +37,7 @@ def render_pack_info(header: packgbx.PackHeader, arc: PackArchive | None, ks, er
         lines.append(f"table.storage = {arc.header_mode}")
         t = arc.table
         if t is not None:
-            files = t.files
+            s = sums(arc.files)      # one pass over its fields: a table may list a million files
             lines += [
                 f"table.md5 = {t.stored_md5.hex()} ({'matches' if t.md5_v3_rule else 'differs from'}"
                 " the version 3 rule; not checked)",
@@ -44,13 +45,13 @@ def render_pack_info(header: packgbx.PackHeader, arc: PackArchive | None, ks, er
                 "table.folder_feed = " + (f"applied ({t.folder_feed.hex()})" if t.folder_feed else "not applied"),
                 f"data_offset = {arc.data_offset}",
                 f"folders = {len(t.folders)}",
-                f"files = {len(files)}",
-                f"files.public = {sum(1 for f in files if not f.encrypted)}",
-                f"files.encrypted = {sum(1 for f in files if f.encrypted)}",
-                f"files.compressed = {sum(1 for f in files if f.compressed)}",
-                f"files.no_feed_flag = {sum(1 for f in files if f.flags & 0x100000000)}",
-                f"files.need_key = {sum(1 for f in files if f.encrypted) if arc.key is None else 0}",
-                f"files.total_size = {sum(f.size for f in files)}",
+                f"files = {s.files}",
+                f"files.public = {s.files - s.encrypted}",
+                f"files.encrypted = {s.encrypted}",
+                f"files.compressed = {s.compressed}",
+                f"files.no_feed_flag = {s.no_feed}",
+                f"files.need_key = {s.encrypted if arc.key is None else 0}",
+                f"files.total_size = {s.size}",
             ]
     lines.append("status = " + ("ok" if error is None else f"error: {error}"))
     lines += typed_lines(typed)

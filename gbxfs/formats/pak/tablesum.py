@@ -1,0 +1,59 @@
+"""What a pak's file table adds up to, in one pass over its raw fields.
+
+    s = sums(table)      # s.files, s.compressed, s.encrypted, s.no_feed, s.size, s.stored_size
+    roots(table)         # the first path component of every file, sorted
+
+A table may list a million files: these read the compact table's columns
+(table.py) and make no record per file, so .pak-info.txt, pack-info.txt and
+`gbxfs info` cost the table and a few integers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, NO_FEED_FLAG, PACK_COMPRESSED_FLAGS,
+                                       PUBLIC_FILE_FLAG, split_name)
+from gbxfs.formats.pak.table import FileTable
+
+
+@dataclass
+class TableSums:
+    files: int = 0
+    compressed: int = 0
+    encrypted: int = 0      # versions 6+: not flagged PublicFile/ForceNoCrypt; before: every file
+    no_feed: int = 0        # the "no dummy write" flag
+    size: int = 0
+    stored_size: int = 0
+
+
+def sums(table: FileTable) -> TableSums:
+    """The counts PakFileRecord's properties would give, summed over the table."""
+    new = table.version >= 6
+    compressed_bits = PACK_COMPRESSED_FLAGS if new else COMPRESSED_FLAGS
+    clear_bits = (PUBLIC_FILE_FLAG | FORCE_NO_CRYPT_FLAG) if new else 0
+    s = TableSums(files=len(table))
+    compressed = clear = no_feed = size = stored = 0
+    for _, fsize, fstored, _, _, flags in table.fixed_fields():
+        compressed += bool(flags & compressed_bits)
+        clear += bool(flags & clear_bits)
+        no_feed += bool(flags & NO_FEED_FLAG)
+        size += fsize
+        stored += fstored
+    s.compressed, s.encrypted, s.no_feed, s.size, s.stored_size = compressed, s.files - clear, no_feed, size, stored
+    return s
+
+
+def roots(table: FileTable) -> list[str]:
+    """The first path component of every file: its folder's, or for a file of
+    a folder without one (the root), its stored name's."""
+    folders = table.folders
+    used = set(table.folder)
+    out = {folders[f].parts[0] for f in used if folders[f].parts}
+    bare = {f for f in used if not folders[f].parts}
+    if bare:
+        for i, f in enumerate(table.folder):
+            if f in bare:
+                parts = split_name(table.stored_name(i))
+                if parts:
+                    out.add(parts[0])
+    return sorted(out)
