@@ -8,15 +8,18 @@ import gc
 import threading
 import tracemalloc
 
-from gbxfs.formats.pak import archive
+import pytest
+
+from gbxfs.formats.pak import archive, archive6
 from gbxfs.formats.pak.writer import PakFile, many_files, write_packs
+from gbxfs.formats.pak.writer6 import PackFile, build_pack
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.pak.entries import LISTED_ENTRY_COST
 from gbxfs.tree.pak.names import typed_name
 from gbxfs.tree.root import build_tree
 
-GENERATED = {".pak-info.txt", "maps.csv", "replays.csv", "error.txt"}
+GENERATED = {".pak-info.txt", "pack-info.txt", "maps.csv", "replays.csv", "error.txt"}
 
 
 def _files() -> list[PakFile]:
@@ -32,12 +35,23 @@ def _files() -> list[PakFile]:
     return files
 
 
-def _mount(tmp_path, cache_bytes: int):
+@pytest.fixture(params=[3, 18], ids=lambda v: f"v{v}")
+def version(request) -> int:
+    """A version 3 pak, or a version 18 pack (public files, the table under the public key)."""
+    return request.param
+
+
+def _mount(tmp_path, cache_bytes: int, version: int = 3):
     if not (tmp_path / "p").exists():
-        write_packs(tmp_path / "p", {"X": _files()})
+        if version < 6:
+            write_packs(tmp_path / "p", {"X": _files()})
+        else:
+            (tmp_path / "p").mkdir()
+            files = [PackFile(**vars(f), public=True) for f in _files()]
+            (tmp_path / "p" / "X.Pack.Gbx").write_bytes(build_pack(files, version=version, header_flags=2))
     ctx = TreeContext(gbx_mode="file")
     ctx.cache = ByteLRU(cache_bytes)
-    return build_tree(str(tmp_path / "p"), ctx).children()["X.pak"], ctx
+    return build_tree(str(tmp_path / "p"), ctx).children()["X.pak" if version < 6 else "X.Pack.Gbx"], ctx
 
 
 def _listing(d, prefix="") -> dict[str, int | None]:
@@ -54,11 +68,11 @@ def _listing(d, prefix="") -> dict[str, int | None]:
     return out
 
 
-def _reference(files: list[PakFile]) -> dict[str, int | None]:
+def _reference(files: list[PakFile], version: int = 3) -> dict[str, int | None]:
     """The listing a dict-of-folders build gives: folders first in folder-table
     order, then files in table order, later clashes renamed "~N"."""
     root: dict = {}
-    reserved_root, reserved = {".pak-info.txt", "error.txt"}, {"error.txt"}
+    reserved_root, reserved = {".pak-info.txt" if version < 6 else "pack-info.txt", "error.txt"}, {"error.txt"}
 
     def unique(d, name, res):
         if name not in d and name not in res:
@@ -84,7 +98,7 @@ def _reference(files: list[PakFile]) -> dict[str, int | None]:
     for f in files:
         parts = tuple(f.path.split("/"))
         d = node(parts[:-1])
-        name = typed_name(parts[-1], 0, 3) or parts[-1]
+        name = typed_name(parts[-1], 0, version) or parts[-1]
         d[unique(d, name, reserved_root if len(parts) == 1 else reserved)] = len(f.data)
 
     out = {}
@@ -100,36 +114,38 @@ def _reference(files: list[PakFile]) -> dict[str, int | None]:
     return out
 
 
-def test_listing_matches_a_plain_build_and_comes_back_identical_after_eviction(tmp_path):
-    big, big_ctx = _mount(tmp_path, 256 << 20)
+def test_listing_matches_a_plain_build_and_comes_back_identical_after_eviction(tmp_path, version):
+    big, big_ctx = _mount(tmp_path, 256 << 20, version)
     first = _listing(big)
-    assert first == _reference(_files())
-    assert list(first) == list(_reference(_files()))          # the order too
+    assert first == _reference(_files(), version)
+    assert list(first) == list(_reference(_files(), version))          # the order too
     assert first["Data/G000/F00/clash"] == 1 and first["Data/G000/F00/clash~2"] is None
     assert first["Data/G000/F00/clash~3"] == 1 and first["Data/G000/F00/error.txt~2"] == 1
     # a cache far smaller than the table and its listings: everything is evicted and made again
-    small, ctx = _mount(tmp_path, 64 << 10)
+    small, ctx = _mount(tmp_path, 64 << 10, version)
     assert _listing(small) == first and list(_listing(small)) == list(first)
     assert ctx.cache.current_bytes <= 64 << 10
     assert small.view()._tree.arc.table_loads > 1          # the table itself was evicted and read again
     assert big.view()._tree.arc.table_loads == 1
 
 
-def _count_header_reads(monkeypatch) -> list:
+def _count_header_reads(monkeypatch, version: int) -> list:
     """A list that grows by one per pak header (and file table) decrypted."""
     calls = []
-    real = archive.read_header
+    module, name = (archive, "read_header") if version < 6 else (archive6, "read_table")
+    real = getattr(module, name)
 
     def counted(*a, **kw):
         calls.append(1)
         return real(*a, **kw)
-    monkeypatch.setattr(archive, "read_header", counted)
+    monkeypatch.setattr(module, name, counted)
     return calls
 
 
-def test_concurrent_first_listings_share_one_table_load(tmp_path, monkeypatch):
-    pak, _ = _mount(tmp_path, 256 << 20)
-    calls = _count_header_reads(monkeypatch)
+def test_concurrent_first_opens_share_one_table_load(tmp_path, monkeypatch, version):
+    """Eight threads list a pak nobody opened yet: one of them reads its table."""
+    pak, _ = _mount(tmp_path, 256 << 20, version)      # a view not built yet: the pak is opened by a listing
+    calls = _count_header_reads(monkeypatch, version)
     barrier = threading.Barrier(8)
     got = []
 
@@ -145,10 +161,10 @@ def test_concurrent_first_listings_share_one_table_load(tmp_path, monkeypatch):
     assert len(calls) == 1
 
 
-def test_evicted_table_is_read_once_for_concurrent_listings(tmp_path, monkeypatch):
-    pak, ctx = _mount(tmp_path, 1 << 20)
+def test_evicted_table_is_read_once_for_concurrent_listings(tmp_path, monkeypatch, version):
+    pak, ctx = _mount(tmp_path, 1 << 20, version)
     folders = list(pak.children()["Data"].children()["G000"].children().values())
-    calls = _count_header_reads(monkeypatch)
+    calls = _count_header_reads(monkeypatch, version)
     ctx.cache.put("filler", b"", ctx.cache.max_bytes - 64, costly=True)     # evicts table, index, listings
     barrier = threading.Barrier(len(folders))
 
@@ -163,8 +179,8 @@ def test_evicted_table_is_read_once_for_concurrent_listings(tmp_path, monkeypatc
     assert len(calls) == 1
 
 
-def test_a_listed_entry_costs_what_the_cache_is_told(tmp_path):
-    pak, ctx = _mount(tmp_path, 256 << 20)
+def test_a_listed_entry_costs_what_the_cache_is_told(tmp_path, version):
+    pak, ctx = _mount(tmp_path, 256 << 20, version)
     folders = list(pak.children()["Data"].children()["G000"].children().values())
     gc.collect()
     tracemalloc.start()
@@ -181,10 +197,10 @@ def test_a_listed_entry_costs_what_the_cache_is_told(tmp_path):
     assert kept / n <= LISTED_ENTRY_COST
 
 
-def test_lookup_finds_a_file_without_scanning_its_siblings(tmp_path, monkeypatch):
+def test_lookup_finds_a_file_without_scanning_its_siblings(tmp_path, monkeypatch, version):
     """A lookup answers from the listing: only error.txt needs every file's error."""
     from gbxfs.tree.pak import entries
-    pak, _ = _mount(tmp_path, 64 << 20)
+    pak, _ = _mount(tmp_path, 64 << 20, version)
     folder = pak.children()["Data"].children()["G000"].children()["F00"]
     kids = folder.children()
     scanned = []

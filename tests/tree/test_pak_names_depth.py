@@ -51,6 +51,20 @@ def test_archive_names_never_hide_generated_files(tmp_path):
     assert sorted(e.read(0, 100) for e in a.values()) == sorted([files[1].data, files[2].data])
 
 
+def test_pack_names_never_hide_its_generated_files(tmp_path):
+    """A pack's root shows pack-info.txt and pack.xml: folders of those names get "~2"."""
+    from gbxfs.formats.pak.writer6 import PackFile, build_pack
+    from gbxfs.tree.pak.pack import open_pack_gbx
+    from gbxfs.tree.source import BytesSource
+    files = [PackFile("pack-info.txt/a.txt", b"a", public=True), PackFile("pack.xml/b.txt", b"b", public=True)]
+    tree = open_pack_gbx("X.Pack.Gbx", BytesSource(build_pack(files, version=18, header_flags=2)),
+                         TreeContext(gbx_mode="file"))
+    kids = tree.children()
+    assert not kids["pack-info.txt"].is_dir and b"files = 2" in kids["pack-info.txt"].read(0, 1 << 16)
+    assert resolve(tree, "pack-info.txt~2/a.txt").read(0, 10) == b"a"
+    assert resolve(tree, "pack.xml/b.txt").read(0, 10) == b"b"       # the header has no XML: no pack.xml file
+
+
 def test_deep_folder_chain_is_refused_early_in_bounded_memory():
     # 20k folders, each the parent of the next: a path tuple per folder would be 20k x 20k
     raw = [(i - 1, f"d{i}\\") for i in range(20_000)]

@@ -212,7 +212,8 @@ class PakTree:
             return typed_name(rec.parts[-1], rec.class_id, version) if ctx.typed_names else None
 
         kids: list[Entry] = list(self.root_extra) if node == 0 else []
-        reserved = _ROOT_RESERVED if node == 0 else _FOLDER_RESERVED
+        # the root's generated files (.pak-info.txt; a pack's pack-info.txt, pack.xml) are never taken
+        reserved = _ROOT_RESERVED.union(e.name for e in self.root_extra) if node == 0 else _FOLDER_RESERVED
         for name, v in index.listing(node, table, reserved, typed):
             if isinstance(v, int):
                 kids.append(PakFolder(name, self, v, cheap=index.size(v) <= CHEAP_LISTING, mtime_ns=mtime))

@@ -1,34 +1,54 @@
 """A large file table: compact in memory, accounted in the cache, read again
-(identical, once however many threads ask) after eviction."""
+(identical, once however many threads ask) after eviction. For version 3 paks
+and version 6+ packs (their records carry a checksum from 14, a second size
+from 17: version 18 has both, 13 neither)."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import threading
 import tracemalloc
 
 import pytest
 
+from gbxfs.formats.pak import archive, archive6
 from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.formats.pak.archive6 import PackArchive
 from gbxfs.formats.pak.packlist import derive_key
+from gbxfs.formats.pak.records import NO_FEED_FLAG
+from gbxfs.formats.pak.tablesum import roots, sums
 from gbxfs.formats.pak.writer import many_files, build_pak
+from gbxfs.formats.pak.writer6 import build_pack, many_pack_files
 from gbxfs.tree.cache import ByteLRU
 
 KS = b"0123456789ABCDEF0123456789ABCDEF"
 FILES = 100_000
 # what the table keeps per file, at most (44 bytes plus the stored name,
-# 4-12 characters in many_files); README.md states it
+# 4-12 characters in many_files); README.md states it. Version 6+ records
+# keep what they add: a 16-byte checksum (14+) and a u32 (17+)
 BYTES_PER_FILE = 60
+MORE_PER_FILE = {3: 0, 13: 0, 18: 20}
+KINDS = (3, 13, 18)      # the pak or pack version
 
 
-@pytest.fixture(scope="module")
-def big():
-    files = many_files(FILES, seed=3)
-    data = build_pak(files, KS)
-    return files, data
+def _build(version: int, files_or_count, seed: int = 3, **kw):
+    """(files, bytes) of a pak (version 3) or a pack of public files (6+)."""
+    if version < 6:
+        files = many_files(files_or_count, seed=seed) if isinstance(files_or_count, int) else files_or_count
+        return files, build_pak(files, KS, **kw)
+    files = many_pack_files(files_or_count, seed=seed) if isinstance(files_or_count, int) else files_or_count
+    return files, build_pack(files, version=version, header_flags=2, **kw)
 
 
-def _open(data, cache):
-    return PakArchive(lambda o, n: data[o:o + n], len(data), derive_key(KS), cache=cache)
+@pytest.fixture(scope="module", params=KINDS, ids=lambda v: f"v{v}")
+def big(request):
+    return (request.param,) + _build(request.param, FILES)
+
+
+def _open(version: int, data, cache):
+    if version < 6:
+        return PakArchive(lambda o, n: data[o:o + n], len(data), derive_key(KS), cache=cache)
+    return PackArchive(lambda o, n: data[o:o + n], len(data), None, cache=cache)
 
 
 def _parts(f) -> tuple[str, ...]:
@@ -36,26 +56,36 @@ def _parts(f) -> tuple[str, ...]:
 
 
 def test_records_are_what_was_written(big):
-    files, data = big
-    arc = _open(data, ByteLRU(256 << 20))
+    version, files, data = big
+    arc = _open(version, data, ByteLRU(256 << 20))
     table = arc.files
     assert len(table) == FILES
     for i in (0, 1, 96, 97, FILES // 2, FILES - 1):
         rec = table[i]
         assert (rec.index, rec.parts, rec.size) == (i, _parts(files[i]), len(files[i].data))
         assert rec.compressed == files[i].compress
+        if version >= 6:
+            assert rec.version == version and not rec.encrypted
+            assert rec.checksum == (hashlib.md5(files[i].data).digest() if version >= 14 else None)
+            assert rec.size2 == (len(files[i].data) if version >= 17 else None)
     assert list(table.column("size")) == [len(f.data) for f in files]
     assert [r.parts for r in table] == [_parts(f) for f in files]
+    # the one-pass sums are what the records say
+    s = sums(table)
+    assert (s.files, s.compressed, s.size) == (FILES, sum(r.compressed for r in table), sum(r.size for r in table))
+    assert (s.encrypted, s.no_feed) == (sum(r.encrypted for r in table), sum(bool(r.flags & NO_FEED_FLAG) for r in table))
+    assert s.stored_size == sum(r.stored_size for r in table)
+    assert roots(table) == sorted({r.parts[0] for r in table})
 
 
 def test_the_table_is_compact_and_its_cost_is_what_it_keeps(big):
-    _, data = big
+    version, _, data = big
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         cache = ByteLRU(256 << 20)
-        arc = _open(data, cache)
+        arc = _open(version, data, cache)
         gc.collect()
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
@@ -64,15 +94,20 @@ def test_the_table_is_compact_and_its_cost_is_what_it_keeps(big):
     assert cache.current_bytes == accounted
     # the accounting covers what the archive and its table keep (the rest is a few objects)
     assert kept <= accounted + 64 * 1024
-    assert accounted <= BYTES_PER_FILE * FILES
+    assert accounted <= (BYTES_PER_FILE + MORE_PER_FILE[version]) * FILES
 
 
-def test_an_evicted_table_is_read_again_once_for_many_threads_and_is_identical(big):
-    _, data = big
+def test_an_evicted_table_is_read_again_once_for_many_threads_and_is_identical(big, monkeypatch):
+    version, _, data = big
     cache = ByteLRU(64 << 20)
-    arc = _open(data, cache)
-    first = [(r.parts, r.size, r.offset, r.flags, r.class_id) for r in arc.files]
+    arc = _open(version, data, cache)
+    first = [(r.parts, r.size, r.offset, r.flags, r.class_id, r.checksum, r.size2) for r in arc.files]
     assert arc.table_loads == 1
+    # the reads themselves are counted too, not only what the archive says
+    reads = []
+    module, name = (archive, "read_header") if version < 6 else (archive6, "read_table")
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **kw: reads.append(1) or real(*a, **kw))
     cache.put("filler", b"", cache.max_bytes - 1024, costly=True)   # evicts the table
     assert arc.table_in_memory() is None
     barrier = threading.Barrier(8)
@@ -87,22 +122,40 @@ def test_an_evicted_table_is_read_again_once_for_many_threads_and_is_identical(b
     for t in threads:
         t.join()
     assert got == [FILES] * 8
-    assert arc.table_loads == 2
+    assert arc.table_loads == 2 and len(reads) == 1
     assert cache.current_bytes == arc.files.nbytes      # accounted again, the filler evicted
-    assert [(r.parts, r.size, r.offset, r.flags, r.class_id) for r in arc.files] == first
+    assert [(r.parts, r.size, r.offset, r.flags, r.class_id, r.checksum, r.size2) for r in arc.files] == first
 
 
-def test_a_table_larger_than_the_cache_still_works():
-    files = many_files(2000, seed=4)
-    data = build_pak(files, KS)
-    arc = _open(data, ByteLRU(16 * 1024))
+@pytest.mark.parametrize("version", KINDS)
+def test_a_table_larger_than_the_cache_still_works(version):
+    files, data = _build(version, 2000, seed=4)
+    arc = _open(version, data, ByteLRU(16 * 1024))
     assert [r.parts for r in arc.files] == [_parts(f) for f in files]
     e = arc.entry(arc.files[0])
     assert e.read(0, e.size) == files[0].data
 
 
-def test_a_pak_without_files_has_an_empty_table():
-    data = build_pak([], KS, folders=["Empty"])
-    arc = _open(data, ByteLRU(1 << 20))
+@pytest.mark.parametrize("version", KINDS)
+def test_a_pak_without_files_has_an_empty_table(version):
+    _, data = _build(version, [], folders=["Empty"])
+    arc = _open(version, data, ByteLRU(1 << 20))
     assert len(arc.files) == 0 and list(arc.files) == [] and list(arc.files.fixed_fields()) == []
     assert [f.parts for f in arc.folders] == [("Empty",)]
+
+
+def test_roots_of_files_in_a_folder_without_a_name():
+    """A folder whose stored name is only separators has no path part: its
+    files' first part is their own name's."""
+    import struct
+    from array import array
+    from gbxfs.formats.pak.records import PakFolder
+    from gbxfs.formats.pak.table import FIXED, read_files
+
+    folders = [PakFolder(0, -1, "\\", ()), PakFolder(1, -1, "Media\\", ("Media",))]
+    raw = b"".join(struct.pack("<iI", f, len(n)) + n + FIXED.pack(0, 1, 1, 0, 0, 0)
+                   for f, n in ((0, b"top.txt"), (1, b"a.dds"), (0, b"Sub\\b.txt"), (0, b"\\")))
+    pieces = [raw]
+    table, size = read_files(lambda n: pieces.pop() if pieces else b"", 4, folders, hashlib.md5())
+    assert size == len(raw)
+    assert roots(table) == ["Media", "Sub", "top.txt"] == sorted({r.parts[0] for r in table if r.parts})
