@@ -31,3 +31,29 @@ def test_cat_gives_the_sample_bytes(corpus, capsysbinary):
     assert main(["cat", str(path)]) == 0
     data = capsysbinary.readouterr().out
     assert hashlib.sha256(data).hexdigest() == "7562fa8accfbbec701991217a43980a5b9eda16bab9945d495b1e19c18d17e85"
+
+
+def test_info_reads_a_pak_in_place_and_makes_no_record_per_file(tmp_path, capsys, monkeypatch):
+    """A pak of a million files has a table of tens of MB: `info` reads the pak
+    in place (not whole) and sums the compact table without a record per file."""
+    from gbxfs.cli import info
+    from gbxfs.formats.pak.table import FileTable
+    from gbxfs.formats.pak.writer import many_files
+    from gbxfs.formats.pak.writer6 import build_pack, many_pack_files
+
+    files = many_files(3000, seed=11)
+    write_packs(tmp_path, {"Big": files})
+    (tmp_path / "Big.Pack.Gbx").write_bytes(build_pack(many_pack_files(3000, seed=11), version=18, header_flags=2))
+
+    def no(*a, **kw):
+        raise AssertionError("a record per file, or the whole pak in memory")
+    monkeypatch.setattr(FileTable, "__getitem__", no)
+    monkeypatch.setattr(FileTable, "__iter__", no)
+    monkeypatch.setattr(info, "read_regular", no)
+    assert main(["info", "--json", str(tmp_path / "Big.pak"), str(tmp_path / "Big.Pack.Gbx")]) == 0
+    pak, pack = json.loads(capsys.readouterr().out)
+    size = sum(len(f.data) for f in files)
+    assert (pak["files"], pak["compressed"], pak["total_size"]) == (3000, sum(f.compress for f in files), size)
+    assert pak["roots"] == ["Data"] and pak["header_md5_ok"] is True
+    assert pak["size"] == (tmp_path / "Big.pak").stat().st_size
+    assert (pack["files"], pack["public_files"], pack["need_key"], pack["total_size"]) == (3000, 3000, 0, size)
