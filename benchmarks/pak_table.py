@@ -14,6 +14,7 @@ the same entries, public, the table under the public header key; versions
 gbxfs source tree; default this one; give two to compare before and after
 side by side under the same load):
   cli ls     `gbxfs ls Big.pak` in a child process: seconds, peak RSS
+  cli info   `gbxfs info Big.pak` the same way
   mount      `gbxfs mount -f` of the folder, then
     ls 1     first `ls` of the pak, with a second `ls` started 0.2 s later
              (it waits for the same first load)
@@ -81,11 +82,11 @@ def timed(cmd: str, cwd: str) -> tuple[float, str]:
     return time.perf_counter() - t, r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr.strip()
 
 
-def cli_ls(checkout: Path, pak: Path) -> tuple[float, int]:
+def cli(checkout: Path, command: str, pak: Path) -> tuple[float, int]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     t = time.perf_counter()
     # cwd: `python -c` puts the current folder ahead of PYTHONPATH
-    r = subprocess.run([sys.executable, "-c", CHILD, "ls", str(pak)], env=env, capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", CHILD, command, str(pak)], env=env, capture_output=True, text=True,
                        cwd=checkout)
     return time.perf_counter() - t, int(r.stderr.split()[-1]) // 1024
 
@@ -139,8 +140,9 @@ def main() -> int:
     bound = (args.cache_mb or 256) + 100
     for co in args.checkout or [ROOT]:
         co = co.resolve()
-        secs, peak = cli_ls(co, pak)
-        print(f"{co}: cli `gbxfs ls` {secs:.1f} s, peak RSS {peak} MB", flush=True)
+        for command in ("ls", "info"):
+            secs, peak = cli(co, command, pak)
+            print(f"{co}: cli `gbxfs {command}` {secs:.1f} s, peak RSS {peak} MB", flush=True)
         if args.no_mount:
             continue
         r = mounted(co, folder, args.cache_mb, pak.name)

@@ -94,6 +94,17 @@ def read_header(stream, version: int, cipher_size: int) -> PakHeader:
         meta_size, meta_stored = f.u32(), f.u32()
     extra = f.take(16) if version >= 3 else b""
     flags = f.u32()
+    folders, fed, files, digest, size = read_tables(f, stream, version)
+    return PakHeader(version, md5, digest == md5, meta_offset, data_offset,
+                     meta_size, meta_stored, extra, flags, folders, files, fed, size)
+
+
+def read_tables(f: _Fields, stream, version: int) -> tuple[list[PakFolder], bytes | None, FileTable, bytes, int]:
+    """The folder table, the folder feed and the file table, which end the
+    header in every version (header6.py: 6-18 too). Returns (folders, what
+    the feed fed, files, the md5 of the header by the version 3 rule, the
+    header's plain size from the md5 field on)."""
+    src = f.src
     n_folders = f.count("folders", FOLDER_MIN)
     raw_folders = []
     for _ in range(n_folders):
@@ -106,9 +117,8 @@ def read_header(stream, version: int, cipher_size: int) -> PakHeader:
     # no feed comes after the folder feed: the rest is decrypted in large pieces
     before = src.consumed
     digest = hashlib.md5(bytes(16) + src.taken[16:])
-    files, size = read_files(src.read_upto, n_files, folders, digest)
-    return PakHeader(version, md5, digest.digest() == md5, meta_offset, data_offset,
-                     meta_size, meta_stored, extra, flags, folders, files, fed, before + size)
+    files, size = read_files(src.read_upto, n_files, folders, digest, version)
+    return folders, fed, files, digest.digest(), before + size
 
 
 def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:

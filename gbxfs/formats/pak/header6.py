@@ -21,9 +21,9 @@ import struct
 from dataclasses import dataclass, field
 
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.header import FILE_MIN, FOLDER_MIN, PakFolder, _Fields, _resolve_folders, folder_feed_bytes
+from gbxfs.formats.pak.header import PakFolder, _Fields, read_tables
 from gbxfs.formats.pak.stream import PageReader
-from gbxfs.formats.pak.table import FileTable, read_files
+from gbxfs.formats.pak.table import FileTable
 
 _FILE_HEAD = struct.Struct("<5I")
 
@@ -65,20 +65,10 @@ def read_table(stream, version: int, size: int) -> Pack6Table:
     if version == 6:
         author = (f.u32(), f.string("author"), f.string("author"), f.string("author"), f.string("author"))
     flags = f.u32()
-    n_folders = f.count("folders", FOLDER_MIN)
-    raw = [(f.i32(), f.string("folder")) for _ in range(n_folders)]
-    fed = folder_feed_bytes([name for _, name in raw])
-    if fed is not None:
-        stream.feed(fed)
-    folders = _resolve_folders(raw)
-    n_files = f.count("files", FILE_MIN)
-    # as in version 3, no feed comes after the folder feed: the compact table of
-    # table.py reads the rest in large pieces
-    before = src.consumed
-    digest = hashlib.md5(bytes(16) + src.taken[16:])
-    files, size = read_files(src.read_upto, n_files, folders, digest, version)
-    return Pack6Table(version, md5, digest.digest() == md5, meta_offset, data_offset, meta_size,
-                      meta_stored, total, author, flags, folders, files, fed, before + size)
+    # as in version 3: folders, the folder feed, then the compact file table (table.py)
+    folders, fed, files, digest, size = read_tables(f, stream, version)
+    return Pack6Table(version, md5, digest == md5, meta_offset, data_offset, meta_size,
+                      meta_stored, total, author, flags, folders, files, fed, size)
 
 
 def build_table(version: int, *, meta_offset: int, data_offset: int, flags: int,
