@@ -69,26 +69,57 @@ class PakEntrySource:
 
 
 class PakEntryFile(SourceFile):
-    """A pak entry as a plain file: exact size up front, verified on first read.
-    `error` is what the entry knows so far (reading never happens to find it out)."""
+    """A pak entry as a plain file: exact size up front (the file table's), verified
+    on first read. Its record and PakEntry are made on first use, not when listed:
+    `find` lists every file and reads none (a record and an entry cost about 20 us
+    and 1 KB per file). `error` is what the entry knows so far (reading never
+    happens to find it out); a file whose table fields are wrong already has its
+    entry made when listed (PakTree.listing), so that its folder shows error.txt."""
 
-    __slots__ = ()
+    __slots__ = ("_tree", "_index", "_size", "_src")
 
-    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int):
-        # one per file a pak folder lists (find makes 30,000 of them): the slots are
-        # set here rather than through the SourceFile/File/Entry initialisers, whose
-        # xattrs and error go to the record's and the entry's properties anyway
+    def __init__(self, name: str, tree: "PakTree", index: int, size: int, *, mtime_ns: int):
+        # one per file a pak folder lists: the slots are set here rather than through
+        # the SourceFile/File/Entry initialisers, whose xattrs and error go to the
+        # record's and the entry's properties anyway
         self.name = name
         self.mtime_ns = mtime_ns
         self.access = None
-        self.source = PakEntrySource(entry, mtime_ns)
+        self._tree, self._index, self._size, self._src = tree, index, size, None
+
+    @property
+    def source(self) -> PakEntrySource:      # type: ignore[override]
+        """The entry as a ByteSource, made on first use from the file table (in
+        memory while the folder's listing is: it is evicted after listings)."""
+        src = self._src
+        if src is None:
+            arc = self._tree.arc
+            src = self._src = PakEntrySource(arc.entry(arc.files[self._index]), self.mtime_ns)
+        return src
 
     @property
     def entry(self) -> PakEntry:
         return self.source.entry
 
+    @property
+    def made(self) -> PakEntry | None:
+        """The entry if made already (never makes it: for the event loop)."""
+        src = self._src
+        return None if src is None else src.entry
+
+    def size(self) -> int:
+        return self._size
+
+    def size_hint(self) -> int | None:
+        return self._size
+
+    def read_nowait(self, offset: int, size: int) -> bytes | None:
+        src = self._src         # nothing is cached for an entry not made yet
+        return None if src is None else src.read_at_nowait(offset, size)
+
     def prefetch_offsets(self, offset: int) -> list[int]:
-        return self.source.prefetch_offsets(offset)
+        src = self._src
+        return [] if src is None else src.prefetch_offsets(offset)
 
     def prefetch_at(self, offset: int) -> None:
         self.source.prefetch_at(offset)
@@ -96,7 +127,7 @@ class PakEntryFile(SourceFile):
     # made from the record when asked: a dict per entry would cost ~250 bytes per file
     @property
     def xattrs(self):  # type: ignore[override]
-        return _record_xattrs(self.source.entry.rec, self.name)
+        return _record_xattrs(self.entry.rec, self.name)
 
     @xattrs.setter
     def xattrs(self, value) -> None:
@@ -105,7 +136,8 @@ class PakEntryFile(SourceFile):
 
     @property
     def error(self) -> str | None:       # type: ignore[override]
-        return self.source.entry.error
+        e = self.made
+        return None if e is None else e.error
 
     @error.setter
     def error(self, value: str | None) -> None:
@@ -207,9 +239,11 @@ class PakTree:
         ctx, arc, mtime = self.ctx, self.arc, self.mtime
         gbx_folders = ctx.gbx_mode == "folder"
         version = arc.version
+        # None (a version 6+ pack): every file's entry is made now, which finds it
+        static = getattr(arc, "static_error", None)
 
-        def typed(rec) -> str | None:
-            return typed_name(rec.parts[-1], rec.class_id, version) if ctx.typed_names else None
+        def typed(name: str, class_id: int) -> str | None:
+            return typed_name(name, class_id, version) if ctx.typed_names else None
 
         kids: list[Entry] = list(self.root_extra) if node == 0 else []
         reserved = _ROOT_RESERVED if node == 0 else _FOLDER_RESERVED
@@ -217,13 +251,16 @@ class PakTree:
             if isinstance(v, int):
                 kids.append(PakFolder(name, self, v, cheap=index.size(v) <= CHEAP_LISTING, mtime_ns=mtime))
                 continue
-            entry = arc.entry(v)
+            i, (_, size, stored_size, offset, _, flags) = v
             # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
-            if gbx_folders and name.lower().endswith(".gbx") and v.size:
-                e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
-                e.xattrs.update(_record_xattrs(v, name))
+            if gbx_folders and size and name.lower().endswith(".gbx"):
+                rec = table[i]
+                e: Entry = PakGbxDir(name, arc.entry(rec), arc, ctx, mtime)
+                e.xattrs.update(_record_xattrs(rec, name))
             else:
-                e = PakEntryFile(name, entry, mtime_ns=mtime)
+                e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
+                if static is None or static(size, stored_size, offset, flags) is not None:
+                    e.entry         # made now: an unreadable file shows in error.txt at once
             kids.append(e)
         # maps.csv / replays.csv under names no archive entry has
         kids += index_files({e.name: e for e in kids}, ctx.cache, ("gbx.index", arc, node))
@@ -277,6 +314,7 @@ class PakFolder(Dir):
 
     def children(self) -> Mapping[str, Entry]:
         kids = self._listing()
+        # entries not made yet are unread: only a made one can know it is unverifiable
         bad = [(e.rec, e.error) for e in map(_pak_entry, kids.values()) if e is not None and e.error]
         if not bad or ERROR_NAME in kids:
             return kids
@@ -315,14 +353,18 @@ class PakFolder(Dir):
         """True when opening `name` should read ahead (an unread small pak entry)."""
         kids = self.peek()
         e = kids.get(name) if kids is not None else None
-        return isinstance(e, PakEntryFile) and not e.entry.checked and e.entry.size <= SMALL_ENTRY
+        if not isinstance(e, PakEntryFile) or e.size() > SMALL_ENTRY:
+            return False
+        made = e.made
+        return made is None or not made.checked
 
     def wants_prefetch(self, name: str) -> bool:
         """True (once) when opening `name`, already read ahead, should start the
         next read-ahead batch without waiting for it (tree/pak/ahead.py)."""
         kids = self.peek()
         e = kids.get(name) if kids is not None else None
-        return isinstance(e, PakEntryFile) and take_mark(e.entry)
+        made = e.made if isinstance(e, PakEntryFile) else None
+        return made is not None and take_mark(made)
 
     def read_ahead(self, name: str) -> None:
         """Verify `name` and the small unread entries a tree walk opens after it,
@@ -349,8 +391,9 @@ class PakFolder(Dir):
 
 
 def _pak_entry(e: Entry) -> PakEntry | None:
+    """The PakEntry behind a listed entry, if made (never makes one)."""
     if isinstance(e, PakEntryFile):
-        return e.entry
+        return e.made
     if isinstance(e, PakGbxDir):
         return e._entry
     return None
