@@ -100,7 +100,9 @@ def serve_floor(mountpoint: str, zpath: str) -> None:
 
 def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, str]:
     env = dict(os.environ, PYTHONPATH=pythonpath or "")
-    proc = subprocess.Popen(argv + [str(mp)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # run from that tree: `python -c` puts the working folder before PYTHONPATH
+    proc = subprocess.Popen(argv + [str(mp)], env=env, cwd=pythonpath, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     try:
         t0 = time.perf_counter()
         while not (os.path.ismount(mp) and os.listdir(mp)):

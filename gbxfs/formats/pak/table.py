@@ -31,7 +31,11 @@ FIXED = struct.Struct("<5IQ")
 _HEAD = struct.Struct("<iI")
 _U32 = struct.Struct("<I")
 _FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
-PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read
+PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read, at most
+# what a piece asks for per file still to read (36 fixed bytes and a name): the header
+# stream goes on into the entries' data, so asking a whole PIECE for a small table
+# decrypted several times the table (a 2,500-file table is about 150 KB)
+RECORD_GUESS = 64
 # what one folder of the folder table keeps (object, path tuple, name strings); rounded up
 FOLDER_COST = 400
 
@@ -200,7 +204,7 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
 
 
 def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int) -> int:
-    piece = more(PIECE)
+    piece = more(min(PIECE, max(4096, (count - i) * RECORD_GUESS)))
     if not piece:
         raise PakError(f"pak header truncated: file {i} of {count} is cut off")
     raw += piece
