@@ -105,6 +105,8 @@ class InodeTable:
     def __init__(self, root: Entry, root_mtime_ns: int):
         self.root = Inode(ROOT_INODE, "", root, root_mtime_ns, root.access)
         self._nodes: dict[int, Inode] = {ROOT_INODE: self.root}
+        # full(inode): the full node with this number (never a listed file's made-up one)
+        self.full = self._nodes.get
         self._leaves = Leaves()
 
     def __len__(self) -> int:
@@ -133,10 +135,6 @@ class InodeTable:
         """remember_listed for files a listing of `folder` showed that have no
         node (full(inode) is None), `folder` having one: in one pass."""
         folder.leaves += self._leaves.add_many(inodes, folder.inode)
-
-    def full(self, inode: int) -> Inode | None:
-        """The full node with this number (never a listed file's made-up one)."""
-        return self._nodes.get(inode)
 
     def number(self, path: str) -> int:
         """The inode number `path` has, or would get if remembered now."""

@@ -29,7 +29,7 @@ Items = list[tuple[str, Entry]]
 
 
 class DirHandle:
-    __slots__ = ("node", "entry", "items", "hash")
+    __slots__ = ("node", "entry", "items", "hash", "parent")
 
     def __init__(self, node: Inode, entry: Entry):
         self.node = node
@@ -38,6 +38,7 @@ class DirHandle:
         # stay valid for this handle even if the directory is re-listed meanwhile
         self.items: Items | None = None
         self.hash = None        # the folder's path hash (inodes.folder_hash): numbers its entries
+        self.parent = node      # the node ".." shows (set with the items)
 
 
 def inherit(entry: Entry, parent: Inode):
@@ -54,6 +55,7 @@ def valid_name(name: str) -> bool:
 def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry]) -> Items:
     """The handle's items: ".", "..", then the listing's valid names."""
     parent = inodes.find_path(h.node.parent_path) if h.node.path else h.node
+    h.parent = parent or h.node
     items = [(".", h.entry), ("..", (parent and parent.entry) or h.entry)]
     items += [(n, e) for n, e in kids.items() if n and n != "." and n != ".." and "/" not in n and "\0" not in n]
     if len(items) != len(kids) + 2:
@@ -83,27 +85,26 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         x = base.copy()
         x.update(bname)
         ino = int.from_bytes(x.digest(), "little") & INODE_MASK
-        size = 0
-        if not entry.is_dir:
-            size = entry.size_hint()
-            if size is None:
-                size = sizes.get(pos)
-            if size is None:
-                if leaves:       # counted before waiting: the kernel has them
-                    inodes.add_leaves(dirnode, leaves)
-                    leaves.clear()
-                batch = [e for _, e in items[pos:pos + READDIR_BATCH]]
-                got = await work(lambda: [file_size(e) for e in batch])
-                sizes = dict(zip(range(pos, pos + len(got)), got))
-                size = sizes[pos]
-            if (leaves is not None and ino > ROOT_INODE and full(ino) is None and entry.access is None
-                    and entry.mtime_ns in (None, mtime)):
-                if not reply(token, bname, file_attributes(ino, size, mtime, policy, mode, uid, gid), pos + 1):
-                    break
-                leaves.append(ino)
-                continue
-        path = inodes.child_path(dirnode, name)
+        is_dir = entry.is_dir
+        size = 0 if is_dir else entry.size_hint()
+        if size is None:
+            size = sizes.get(pos)
+        if size is None:
+            if leaves:       # counted before waiting: the kernel has them
+                inodes.add_leaves(dirnode, leaves)
+                leaves.clear()
+            batch = [e for _, e in items[pos:pos + READDIR_BATCH]]
+            got = await work(lambda: [file_size(e) for e in batch])
+            sizes = dict(zip(range(pos, pos + len(got)), got))
+            size = sizes[pos]
         node = full(ino)
+        if (node is None and not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
+                and entry.mtime_ns in (None, mtime)):
+            if not reply(token, bname, file_attributes(ino, size, mtime, policy, mode, uid, gid), pos + 1):
+                break
+            leaves.append(ino)
+            continue
+        path = inodes.child_path(dirnode, name)
         if ino <= ROOT_INODE or (node is not None and node.path != path):
             ino = inodes.number(path)       # rehashed with a salt (a collision)
         emtime, access = inherit(entry, dirnode)

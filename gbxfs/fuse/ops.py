@@ -217,9 +217,7 @@ class Operations(pyfuse3.Operations):
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
         pos = start_id
         while pos < 2:          # "." and ".."
-            node = h.node
-            if pos and node.path:
-                node = self.inodes.find_path(node.parent_path) or node
+            node = h.parent if pos else h.node
             if not pyfuse3.readdir_reply(token, items[pos][0].encode(), self._attrs(node, 0, items[pos][1]), pos + 1):
                 return
             pos += 1

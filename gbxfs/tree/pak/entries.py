@@ -315,7 +315,7 @@ class PakFolder(Dir):
     def children(self) -> Mapping[str, Entry]:
         kids = self._listing()
         # entries not made yet are unread: only a made one can know it is unverifiable
-        bad = [(e.rec, e.error) for e in map(_pak_entry, kids.values()) if e is not None and e.error]
+        bad = [(e.rec, e.error) for e in map(_pak_entry, _made(kids)) if e is not None and e.error]
         if not bad or ERROR_NAME in kids:
             return kids
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
@@ -388,6 +388,11 @@ class PakFolder(Dir):
                 yield "dir", e
             elif isinstance(e, PakEntryFile):
                 yield "file", e.entry
+
+
+def _made(kids: Mapping[str, Entry]) -> list[Entry]:
+    """The listed entries whose PakEntry may exist (one pass, no call per file)."""
+    return [e for e in kids.values() if e.__class__ is not PakEntryFile or e._src is not None]
 
 
 def _pak_entry(e: Entry) -> PakEntry | None:
