@@ -73,7 +73,7 @@ class _ReadLock:
         self._lot.unpark()
 
 
-def _quick_request_wait() -> None:
+def quick_request_wait() -> None:
     """Hand pyfuse3 a trio whose Lock is _ReadLock. pyfuse3 reaches trio through its
     module attribute `trio` (the way its own asyncio mode swaps it), and uses
     trio.Lock only for that wait; left alone if a pyfuse3 does not look so."""
@@ -89,7 +89,7 @@ def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
     """Answer requests until unmounted or signalled, then make sure the mount is gone."""
     _few_malloc_arenas()
     _rare_young_collections()
-    _quick_request_wait()
+    quick_request_wait()
     try:
         trio.run(_serve, mountpoint, on_ready)
     finally:

@@ -47,7 +47,7 @@ def test_a_free_lock_is_taken_without_a_checkpoint():
 
 def test_pyfuse3_gets_the_lock_through_its_trio(monkeypatch):
     monkeypatch.setattr(pyfuse3, "trio", trio)
-    runner._quick_request_wait()
+    runner.quick_request_wait()
     assert pyfuse3.trio is not trio
     assert pyfuse3.trio.Lock is runner._ReadLock
     assert pyfuse3.trio.lowlevel is trio.lowlevel and pyfuse3.trio.open_nursery is trio.open_nursery
