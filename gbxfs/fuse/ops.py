@@ -325,7 +325,12 @@ class Operations(pyfuse3.Operations):
     @handler
     async def getxattr(self, inode, name, ctx=None):
         sname = os.fsdecode(name)
-        value = (await self._xattrs(self._node(inode), sname)).get(sname)
+        node = self._node(inode)
+        # every attribute the tree shows is a user.* one: `ls -l` asks security.* of each
+        # file, which must not make a listed pak file's record and entry (tree/pak/files.py)
+        if not sname.startswith("user."):
+            raise fail(pyfuse3.ENOATTR)
+        value = (await self._xattrs(node, sname)).get(sname)
         if value is None:
             raise fail(pyfuse3.ENOATTR)
         return value
