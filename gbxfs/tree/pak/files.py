@@ -4,15 +4,11 @@ its record and PakEntry made on first use). tree/pak/entries.py lists them."""
 from __future__ import annotations
 
 import errno
-from typing import TYPE_CHECKING
 
 from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.model import SourceFile
 from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR
-
-if TYPE_CHECKING:
-    from gbxfs.tree.pak.entries import PakTree
 
 
 class PakEntrySource:
@@ -62,7 +58,8 @@ class PakEntryFile(SourceFile):
 
     __slots__ = ("_tree", "_index", "_size", "_src")
 
-    def __init__(self, name: str, tree: "PakTree", index: int, size: int, *, mtime_ns: int):
+    def __init__(self, name: str, tree, index: int, size: int, *, mtime_ns: int):
+        # tree: the PakTree of tree/pak/entries.py (its `arc`), which imports this module
         # one per file a pak folder lists: the slots are set here rather than through
         # the SourceFile/File/Entry initialisers, whose xattrs and error go to the
         # record's and the entry's properties anyway
