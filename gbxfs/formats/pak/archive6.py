@@ -22,7 +22,7 @@ from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.cipher import BLOCK
 from gbxfs.formats.pak.cipher6 import header_encrypted, header_key, pack_key
 from gbxfs.formats.pak.entry import NoCache
-from gbxfs.formats.pak.entry6 import PackEntry
+from gbxfs.formats.pak.entry6 import PackEntry, static_error6
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.header6 import Pack6Table, PlainStream, read_table
@@ -140,6 +140,12 @@ class PackArchive:
 
     def gbx_header(self, index: int) -> bytes | None:
         return None
+
+    def static_error(self, size: int, stored_size: int, offset: int, flags: int) -> str | None:
+        """What entry() of a file with these table fields would find wrong before
+        reading anything (None: nothing), without making the entry."""
+        return static_error6(self.size, self.data_offset + offset, size, stored_size, flags, self.version,
+                             self._cipher is not None)
 
     def entry(self, rec: PakFileRecord) -> PackEntry:
         e = self._entries.get(rec.index)

@@ -26,6 +26,7 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.gbxentry import GBX_MAGIC
 from gbxfs.formats.pak.lz4blocks import BLOCK_IN_MAX, Lz4Inflater, inflate
 from gbxfs.formats.pak.pull import RefillingSource
+from gbxfs.formats.pak.records import FORCE_NO_CRYPT_FLAG, PACK_COMPRESSED_FLAGS, PUBLIC_FILE_FLAG
 from gbxfs.formats.pak.stream import EncryptedStream, read_exact
 
 LZ4_VERSION = 18
@@ -33,6 +34,27 @@ MAX_WHOLE = 256 << 20   # entries read whole (encrypted, LZ4) must fit in memory
 PREFIX = 64 << 10       # reads ending before this decrypt only up to their end (type peeks)
 NO_KEY = ("encrypted with the pack's own key, which is not public: give it with --packlist "
           "(a packlist.dat or a key file), or read only the pack's public files")
+
+
+def static_error6(file_size: int, start: int, size: int, stored_size: int, flags: int, version: int,
+                  has_key: bool) -> str | None:
+    """Why a pack entry cannot be read, from its file table fields alone (None:
+    it may be), as entry.static_error for version 3: the tree asks it of a
+    listing's files without making an entry per file. `start`: where its data
+    begins (data offset + the entry's offset)."""
+    compressed = bool(flags & PACK_COMPRESSED_FLAGS)
+    encrypted = not flags & (PUBLIC_FILE_FLAG | FORCE_NO_CRYPT_FLAG)
+    stored = stored_size if compressed else size
+    end = start + (BLOCK + align8(stored) if encrypted else stored)
+    if end > file_size:
+        return f"pack truncated: data ends at {end:#x}, the pack has {file_size:#x} bytes"
+    if encrypted and not has_key:
+        return NO_KEY
+    if compressed and size and not stored_size:
+        return "compressed entry has no data"
+    if (encrypted or compressed and version >= LZ4_VERSION) and max(size, stored) > MAX_WHOLE:
+        return f"entry of {size} bytes exceeds the {MAX_WHOLE}-byte limit for entries read whole"
+    return None
 
 
 class Lz4Source(RefillingSource):
@@ -86,16 +108,8 @@ class PackEntry(PakEntry):
     def _static_error(self, file_size: int) -> str | None:
         rec = self.rec
         self.length = align8(self.stored) if rec.encrypted else self.stored
-        end = self.start + (BLOCK if rec.encrypted else 0) + self.length
-        if end > file_size:
-            return f"pack truncated: data ends at {end:#x}, the pack has {file_size:#x} bytes"
-        if rec.encrypted and not self._has_key:
-            return NO_KEY
-        if rec.compressed and rec.size and not rec.stored_size:
-            return "compressed entry has no data"
-        if (rec.encrypted or self.lz4) and max(rec.size, self.stored) > MAX_WHOLE:
-            return f"entry of {rec.size} bytes exceeds the {MAX_WHOLE}-byte limit for entries read whole"
-        return None
+        return static_error6(file_size, self.start, rec.size, rec.stored_size, rec.flags, rec.version,
+                             self._has_key)
 
     # -- plain (decrypted, still compressed) bytes ---------------------------------------
     def _plain(self, offset: int, size: int) -> bytes:

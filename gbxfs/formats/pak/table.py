@@ -103,13 +103,12 @@ class FileTable(Sequence[PakFileRecord]):
     def row(self, i: int) -> tuple[str, tuple[int, int, int, int, int, int]]:
         """File i's stored name and fixed fields (as fixed_fields() gives them),
         without making its record."""
-        if self._records is not None:
-            r = self._records[i]
-            return r.name, (r.unknown, r.size, r.stored_size, r.offset, r.class_id, r.flags)
         raw = self.raw
         at = self.offsets[i] + 8
         end = at + _U32.unpack_from(raw, at - 4)[0]
-        return decode_name(raw[at:end]), FIXED.unpack_from(raw, end)
+        if self.tail is FIXED:
+            return decode_name(raw[at:end]), FIXED.unpack_from(raw, end)
+        return decode_name(raw[at:end]), _FIVE.unpack_from(raw, end) + _U64.unpack_from(raw, end + self.tail.size - 8)
 
     def fixed_fields(self) -> Iterator[tuple[int, int, int, int, int, int]]:
         """(unknown, size, stored size, offset, class id, flags) of every file, in order."""

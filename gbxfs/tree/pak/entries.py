@@ -123,8 +123,7 @@ class PakTree:
         ctx, arc, mtime = self.ctx, self.arc, self.mtime
         gbx_folders = ctx.gbx_mode == "folder"
         version = arc.version
-        # None (a version 6+ pack): every file's entry is made now, which finds it
-        static = getattr(arc, "static_error", None)
+        static = arc.static_error       # both archive kinds: a file's table fields say it is unreadable
 
         def typed(name: str, class_id: int) -> str | None:
             return typed_name(name, class_id, version) if ctx.typed_names else None
@@ -144,7 +143,7 @@ class PakTree:
                 e.xattrs.update(_record_xattrs(rec, name))
             else:
                 e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
-                if static is None or static(size, stored_size, offset, flags) is not None:
+                if static(size, stored_size, offset, flags) is not None:
                     e.entry         # made now: an unreadable file shows in error.txt at once
             kids.append(e)
         # maps.csv / replays.csv under names no archive entry has

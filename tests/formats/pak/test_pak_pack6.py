@@ -237,3 +237,21 @@ def test_class_extension_source_rejects_unknown_classes(tmp_path):
     bad.write_text("class_name\tkind\text\text_new\nCPlugBitmapp\tgbx\tTexture.Gbx\t\n")
     with pytest.raises(ValueError, match="unknown class"):
         gen._extensions(bad, [{"class_id": "09011000", "name": "CPlugBitmap"}])
+
+
+@pytest.mark.parametrize("version", (13, 18))
+def test_static_error_is_what_a_new_entry_finds(version):
+    """The tree asks PackArchive.static_error of a listing's files instead of
+    making their entries: it must say what the entry would, for every flag
+    combination, with and without the key, in a whole and in a cut pack."""
+    files = combo_files(PackFile) + [PackFile("Data/empty.bin", b"", compress=True, public=True)]
+    data = _pack(version, 2, files)
+    cut = data[:len(data) - len(RAW) // 2]     # the last entries' data runs past the end
+    seen = set()
+    for pack, key in ((data, KEY), (data, None), (cut, KEY), (cut, None)):
+        arc = _arc(pack, key)
+        for rec in arc.files:
+            want = arc.entry(rec).error
+            assert arc.static_error(rec.size, rec.stored_size, rec.offset, rec.flags) == want, rec.name
+            seen.add(want.split(":")[0] if want else None)
+    assert {None, "pack truncated", NO_KEY.split(":")[0]} <= seen
