@@ -117,15 +117,25 @@ class PakEntry(StoredPieces):
     # that (a separate probe of the first page cost a read and a decryption more)
     one_read = True
 
-    def _whole(self) -> bytes | None:
+    def whole_stream(self) -> tuple | None:
+        """(read_at, key, start of the IV, ciphertext length) when read_ahead()
+        would decrypt the whole entry: a batch decrypts several such entries at
+        once (batch.py) and hands each its bytes; None otherwise."""
+        if self.checked or self._kind is not None or not self.one_read or not 0 < self.size <= SMALL_ENTRY:
+            return None
+        return self._read_at, self._key, self.start, self.length
+
+    def _whole(self, plain: bytes | None = None) -> bytes | None:
         """All the stored bytes decrypted in one call, without folds (None if
-        they cannot be read: the general path says why); decides `kind`."""
+        they cannot be read: the general path says why); decides `kind`.
+        `plain`: those bytes decrypted already (a batch: whole_stream)."""
         if self._kind is not None or not self.one_read or self.error is not None:
             return None
-        try:
-            plain = self._plain(0, self.length)
-        except PakError:
-            return None
+        if plain is None or len(plain) != self.length:
+            try:
+                plain = self._plain(0, self.length)
+            except PakError:
+                return None
         self._kind = self._kind_of(plain[: min(self.rec.stored_size, PAGE)])
         return plain
 
@@ -253,14 +263,15 @@ class PakEntry(StoredPieces):
                 return piece[offset - first : end - first]
         return None
 
-    def read_ahead(self) -> int:
+    def read_ahead(self, plain: bytes | None = None) -> int:
         """Verify a small entry nobody read yet and put all its bytes in the
         cache, for read_cached() (a folder reads its next entries ahead in one
         worker-thread visit). An unverifiable entry records its error. The
-        bytes it cost (0: nothing to do)."""
+        bytes it cost (0: nothing to do). `plain`: its stored bytes decrypted
+        already, without folds (batch.py; verified here like any others)."""
         if self.checked or not 0 < self.size <= SMALL_ENTRY:
             return 0
-        plain = self._whole()
+        plain = self._whole(plain)
         try:
             if self._first_read(keep=True, plain=plain) is not None:
                 return self.size
