@@ -71,6 +71,7 @@ def serve_floor(mountpoint: str, zpath: str) -> None:
         add(ino, "pak-info.txt", False, 1000)          # what gbxfs adds: each pak's info file
     add(pyfuse3.ROOT_INODE, "packlist.dat", False, 1000)
     by_ino = {a.st_ino: a for items in dirs.values() for _, a in items}
+    zeros = memoryview(bytes(1 << 20))
 
     class Floor(pyfuse3.Operations):
         async def getattr(self, inode, ctx=None):
@@ -91,11 +92,30 @@ def serve_floor(mountpoint: str, zpath: str) -> None:
                 if not pyfuse3.readdir_reply(token, items[i][0], items[i][1], i + 1):
                     return
 
+        # reads (benchmarks/read_floor.py): every file is zero bytes from memory
+        async def open(self, inode, flags, ctx):
+            return pyfuse3.FileInfo(fh=inode, keep_cache=True)
+
+        async def read(self, fh, off, size):
+            return zeros[:max(0, min(size, by_ino[fh].st_size - off))]
+
+        async def release(self, fh):
+            pass
+
+        async def flush(self, fh):
+            raise pyfuse3.FUSEError(errno.ENOSYS)
+
     pyfuse3.init(Floor(), mountpoint, {"ro", "fsname=floor"})
     try:
         trio.run(pyfuse3.main)
     finally:
         pyfuse3.close()
+
+
+def floor_argv(zpath: Path) -> list[str]:
+    """The command serving the floor for `zpath` (this file with --serve; the mount point goes last)."""
+    return [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
+            f"{str(zpath)!r}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
 
 
 def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, str]:
@@ -132,10 +152,7 @@ def main() -> None:
     runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in a.checkout]]
     if peers._tool("ratarmount"):
         runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
-    # the floor runs this file with --serve; find_once puts the mount point last
-    shim = [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
-            f"{str(zpath)!r}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
-    runs.append(("floor (pyfuse3, no work)", shim, str(Path(__file__).resolve().parent)))
+    runs.append(("floor (pyfuse3, no work)", floor_argv(zpath), str(Path(__file__).resolve().parent)))
     got: dict[str, list[tuple[float, float, str]]] = {name: [] for name, _, _ in runs}
     for _ in range(a.rounds):
         for name, argv, path in runs:
