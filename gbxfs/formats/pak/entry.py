@@ -19,7 +19,7 @@ import zlib
 from typing import Any, Iterator
 
 from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
-from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.errors import EntryError, PakError
 from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.recover import recover
@@ -47,7 +47,7 @@ class NoCache:
         pass
 
 
-class PakEntry(StoredPieces):
+class PakEntry(StoredPieces, EntryError):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
 
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
@@ -66,7 +66,7 @@ class PakEntry(StoredPieces):
         self._folds: list[tuple[int, int]] = []
         self._inflate: SeekableInflate | None = None
         self._kind: str | None = None
-        self.error: str | None = self._static_error(file_size)
+        self.error = self._static_error(file_size)
         self.checked = self.error is not None
         # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
         self.ahead_mark = False

@@ -15,7 +15,7 @@ from typing import Iterator, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
-from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.errors import EntryError, PakError
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.errors import GbxError
@@ -277,6 +277,8 @@ class PakFolder(Dir):
 
     def children(self) -> Mapping[str, Entry]:
         kids = self._listing()
+        if not EntryError.any_set:      # no entry anywhere ever found bad: nothing to look for
+            return kids
         bad = [(e.rec, e.error) for e in map(_pak_entry, kids.values()) if e is not None and e.error]
         if not bad or ERROR_NAME in kids:
             return kids
