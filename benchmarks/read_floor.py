@@ -10,7 +10,8 @@ Mounts, in turn and for several rounds (so all see the same load): gbxfs
 or an exported commit), ratarmount on the same files as a zip (peers.py), and
 "floor": find_floor.py's pyfuse3 + trio file system holding the same tree
 (names and sizes from the zip's directory, attributes made up front), whose
-files read as zero bytes from memory: open, read and release do no work.
+files read as zero bytes from memory: open, read and release do no work
+(twice: with pyfuse3's own wait for requests, and with gbxfs's).
 Each mount runs `find` first (as peers.py does), then the timed `tar`. Prints
 the median and best wall time of the tar, the daemon's CPU seconds during it,
 and of those the event loop thread's (the daemon's main thread: pyfuse3 and
@@ -46,7 +47,9 @@ def _loop_cpu_s(pid: int) -> float:
 def read_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, float, str]:
     """(tar wall s, daemon CPU s, its main thread's CPU s, bytes) after a find."""
     env = dict(os.environ, PYTHONPATH=pythonpath or "")
-    proc = subprocess.Popen(argv + [str(mp)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # run from that tree: `python -c` puts the working folder before PYTHONPATH
+    proc = subprocess.Popen(argv + [str(mp)], env=env, cwd=pythonpath, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     try:
         t0 = time.perf_counter()
         while not (os.path.ismount(mp) and os.listdir(mp)):
@@ -76,8 +79,8 @@ def main() -> None:
     runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in a.checkout]]
     if peers._tool("ratarmount") and not a.no_peers:
         runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
-    shim = find_floor.floor_argv(zpath)
-    runs.append(("floor (pyfuse3, no work)", shim, str(Path(__file__).resolve().parent)))
+    for name, extra in (("floor (pyfuse3, no work)", ""), ("floor, gbxfs's request lock", ", '--quick'")):
+        runs.append((name, find_floor.floor_argv(zpath, extra), str(Path(__file__).resolve().parent)))
     got: dict[str, list[tuple[float, float, float, str]]] = {name: [] for name, _, _ in runs}
     for _ in range(a.rounds):
         for name, argv, path in runs:
