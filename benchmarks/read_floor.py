@@ -25,10 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import find_floor
@@ -46,22 +43,11 @@ def _loop_cpu_s(pid: int) -> float:
 
 def read_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, float, str]:
     """(tar wall s, daemon CPU s, its main thread's CPU s, bytes) after a find."""
-    env = dict(os.environ, PYTHONPATH=pythonpath or "")
-    # run from that tree: `python -c` puts the working folder before PYTHONPATH
-    proc = subprocess.Popen(argv + [str(mp)], env=env, cwd=pythonpath, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        t0 = time.perf_counter()
-        while not (os.path.ismount(mp) and os.listdir(mp)):
-            if proc.poll() is not None or time.perf_counter() - t0 > 120:
-                raise RuntimeError(f"{argv[:3]} did not mount")
-            time.sleep(0.01)
+    with find_floor.mounted(argv, pythonpath, mp) as proc:
         peers._sh("find . | wc -l", str(mp))
         cpu, loop = peers._cpu_s(proc.pid), _loop_cpu_s(proc.pid)
         took, out = peers._sh("tar cf - . | wc -c", str(mp))
         return took, peers._cpu_s(proc.pid) - cpu, _loop_cpu_s(proc.pid) - loop, out
-    finally:
-        peers.unmount(proc, mp)
 
 
 def main() -> None:
@@ -74,13 +60,7 @@ def main() -> None:
     a = ap.parse_args()
     folder = Path(a.keep or tempfile.mkdtemp(prefix="gbxfs-peers-"))
     packs, zpath, _, _ = peers.build(folder, a.scale)
-    gbx = [sys.executable, "-c", "import sys; from gbxfs.cli import main; sys.exit(main())",
-           "mount", "-f", "-o", "gbx=file", str(packs)]
-    runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in a.checkout]]
-    if peers._tool("ratarmount") and not a.no_peers:
-        runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
-    for name, extra in (("floor (pyfuse3, no work)", ""), ("floor, gbxfs's request lock", ", '--quick'")):
-        runs.append((name, find_floor.floor_argv(zpath, extra), str(Path(__file__).resolve().parent)))
+    runs = find_floor.mounts(packs, zpath, a.checkout, ratarmount=not a.no_peers)
     got: dict[str, list[tuple[float, float, float, str]]] = {name: [] for name, _, _ in runs}
     for _ in range(a.rounds):
         for name, argv, path in runs:
