@@ -125,17 +125,16 @@ class PakEntry(StoredPieces, EntryError):
     one_read = True
 
     def whole_stream(self) -> tuple | None:
-        """(read_at, key, start of the IV, ciphertext length) when read_ahead()
-        would decrypt the whole entry: a batch decrypts several such entries at
-        once (batch.py) and hands each its bytes; None otherwise."""
+        """(read_at, key, IV offset, ciphertext length) when read_ahead() would decrypt
+        the whole entry (a batch decrypts many at once: batch.py); else None."""
         if self.checked or self._kind is not None or not self.one_read or not 0 < self.size <= SMALL_ENTRY:
             return None
         return self._read_at, self._key, self.start, self.length
 
     def _whole(self, plain: bytes | None = None) -> bytes | None:
-        """All the stored bytes decrypted in one call, without folds (None if
-        they cannot be read: the general path says why); decides `kind`.
-        `plain`: those bytes decrypted already (a batch: whole_stream)."""
+        """All the stored bytes decrypted in one call, without folds (None if they
+        cannot be read: the general path says why); decides `kind`. `plain`: them
+        decrypted already (a batch: whole_stream)."""
         if self._kind is not None or not self.one_read or self.error is not None:
             return None
         if plain is None or len(plain) != self.length:
