@@ -301,6 +301,9 @@ class _Emitter(FieldWriter):
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: loop count {s.count!r} is ')} + repr(n{d}) + "
                            f"', not an integer')")
         self.line(ind, f"r.check_count(n{d}, 0, {self.gen.const(f'{where} count {s.count}')})")
+        outer = ind
+        if self.records(s.body, d, ind):     # all items there: read in one go; else item by item
+            ind += 1
         self.line(ind, f"items{d} = []")
         self.line(ind, f"counted{d} = 0")
         self.line(ind, f"while counted{d} < n{d}:")
@@ -318,7 +321,7 @@ class _Emitter(FieldWriter):
         self.line(ind + 1, "else:")
         self.line(ind + 2, f"items{d}.append(v{d + 1})")
         self.line(ind + 1, f"counted{d} += 1")
-        self.set(ind, d, s.name, f"items{d}")
+        self.set(outer, d, s.name, f"items{d}")
 
     def while_(self, s: dsl.While, d: int, ind: int) -> None:
         where = f"{self.file}:{s.line}"

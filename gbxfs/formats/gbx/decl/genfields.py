@@ -13,6 +13,7 @@ from typing import Any
 from ..model import Labeled
 from . import ast as dsl
 from .genruntime import INLINE, INT_TYPES
+from .compile import _fusable
 from .types import BY_NAME, META_NAMES, field_min_size
 
 
@@ -46,6 +47,34 @@ class FieldWriter:
         self.line(ind, "else:")          # too few bytes: field by field, for the error
         for s in fields:
             self.closure(ind + 1, s, d)
+
+    def records(self, body: list[dsl.Stmt], d: int, ind: int) -> bool:
+        """A counted loop whose items are only fixed-size numbers (no bool, no enum, each
+        name once): when all n{d} items are in the buffer, read them with one
+        iter_unpack into the list items{d}, each item the dict the item-by-item loop
+        makes. Writes `if <all there>: ... else:` and returns True (the caller writes
+        the item-by-item loop under the else, which also gives the errors of a short
+        read); False, nothing written, for other loops."""
+        if not body or not all(_fusable(s) and s.type != "bool" and isinstance(s.name, str) for s in body):
+            return False
+        names = [s.name for s in body]
+        if len(set(names)) != len(names):
+            return False
+        fmt, parts, index = "<", [], 0
+        for s in body:
+            code, n = BY_NAME[s.type].fixed
+            fmt += code
+            parts.append(f"{s.name!r}: t[{index}]" if n == 1 else f"{s.name!r}: t[{index}:{index + n}]")
+            index += n
+        size = struct.calcsize(fmt)
+        self.line(ind, "p = r._pos")
+        self.line(ind, f"q = p + n{d} * {size}")
+        self.line(ind, "if q <= end:")
+        self.line(ind + 1, "r._pos = q")
+        self.line(ind + 1, f"it = {self.gen.obj(struct.Struct(fmt).iter_unpack)}(buf[p:q])")
+        self.line(ind + 1, f"items{d} = [{{{', '.join(parts)}}} for t in it]")
+        self.line(ind, "else:")
+        return True
 
     def field(self, s: dsl.Field, d: int, ind: int) -> None:
         where = self.gen.const(f"{self.file}:{s.line} {s.name or s.type}")
