@@ -70,23 +70,23 @@ class NodeWalker:
             raise r.error(f"node index {index} outside the node list (numNodes {r.num_nodes})", at)
         existing = r.nodes.get(index)
         if isinstance(existing, ExternalRef):
-            return NodeRef("external", index, external=existing)
+            return NodeRef("external", index, None, existing)
         if existing is not None:
-            return NodeRef("back", index, node=existing)
+            return NodeRef("back", index, existing)
         p = r._pos
         if buf is not None and p + 4 <= r._end:
             raw_class_id = _u32(buf, p)[0]
             r._pos = p + 4
         else:
             raw_class_id = r.hex32()
-        return NodeRef("new", index, node=self.read_node(r, raw_class_id, index))
+        return NodeRef("new", index, self.read_node(r, raw_class_id, index))
 
     def direct_node(self, r: GbxReader) -> NodeRef | None:
         """A node stored as class id + chunks, without a slot (0xFFFFFFFF/-1 = null)."""
         class_id = r.hex32()
         if class_id == NULL_CLASS:
             return None
-        return NodeRef("direct", None, node=self.read_node(r, class_id, None))
+        return NodeRef("direct", None, self.read_node(r, class_id, None))
 
     def read_node(self, r: GbxReader, raw_class_id: int, index: int | None, hook: bool = True) -> Node:
         """ReadNode: create the node (slot `index`), call on_node, walk its chunks.
@@ -98,7 +98,7 @@ class NodeWalker:
         if info is None:
             info = self._classes[raw_class_id] = self._class_info(raw_class_id)
         class_id, archive = info
-        node = Node(index, class_id, raw_class_id=raw_class_id if raw_class_id != class_id else None)
+        node = Node(index, class_id, [], raw_class_id if raw_class_id != class_id else None)
         if hook and r.on_node is not None:
             r.on_node(class_id)
         if index is not None:
@@ -107,7 +107,10 @@ class NodeWalker:
         r.depth += 1
         try:
             if archive is None:
-                self._walk_chunks(r, node)
+                if r._buf is not None and not r.text:
+                    self._walk_in_memory(r, node)
+                else:
+                    self._walk_chunks(r, node)
             else:
                 self._walk_archive(r, node, archive)
         finally:
@@ -121,10 +124,7 @@ class NodeWalker:
         return class_id, archive if archive is not None and "archive" in archive.flags else None
 
     def _walk_chunks(self, r: GbxReader, node: Node) -> None:
-        """Read the chunks of `node` up to its end marker."""
-        if r._buf is not None and not r.text:
-            self._walk_in_memory(r, node)
-            return
+        """Read the chunks of `node` up to its end marker (text files, pull sources)."""
         reg = self.decls
         infos = reg.walk_cache
         base = r.offset_base
@@ -158,6 +158,7 @@ class NodeWalker:
         thousands of nodes of one or two chunks each."""
         infos = self.decls.walk_cache
         buf = r._buf
+        data = r._data
         chunks = node.chunks
         base = r.offset_base - r._base       # + a buffer position: the offset for errors/records
         while True:
@@ -195,15 +196,16 @@ class NodeWalker:
             try:
                 decl.run(r, frame)
             except GbxError as e:
-                r_end = r._pos
-                chunks.append(Chunk(cid, base + p, r_end - p, bytes(buf[p:r_end]), False, None,
+                q = r._pos
+                chunks.append(Chunk(cid, base + p, q - p, bytes(buf[p:q]), False, None,
                                     e.add_context(chunk_id=cid, node=node_label(node), where="body"), stored_id,
-                                    name=name))
+                                    False, False, name))
                 node.error = e
                 raise
             q = r._pos
-            chunks.append(Chunk(cid, base + p, q - p, bytes(buf[p:q]), False, frame.values, None, stored_id,
-                                name=name))
+            # all fields given by position: a keyword costs more than the record's other work
+            chunks.append(Chunk(cid, base + p, q - p, data[p:q] if data is not None else bytes(buf[p:q]), False,
+                                frame.values, None, stored_id, False, False, name))
 
     def _walk_archive(self, r: GbxReader, node: Node, decl: Any) -> None:
         """A class that archives itself (declared with the `archive` flag under its

@@ -59,6 +59,10 @@ class GbxReader:
             source = BufferSource(source)
         if isinstance(source, BufferSource):
             self._buf: memoryview | None = source.view
+            # the bytes object under the view, when the view is all of it: slices of it
+            # are one copy (chunk records' raw bytes), not a view and a copy
+            data = source.view.obj
+            self._data: bytes | None = data if type(data) is bytes and len(data) == len(source.view) else None
             self._pos = source.pos
             self._base = source.pos
             self._end: int | None = source.end
@@ -66,6 +70,7 @@ class GbxReader:
             self._log: bytearray | None = None
         else:
             self._buf = None
+            self._data = None
             self._src = source
             self._pos = 0
             self._base = 0
@@ -263,6 +268,8 @@ class GbxReader:
                 q = p + 4 + n
                 if n <= MAX_STRING and q <= self._end:
                     self._pos = q
+                    if n < 3 or buf[p + 4] != 0xEF:     # no BOM: stored_text without its call
+                        return str(buf[p + 4:q], "utf-8", "replace") if n else ""
                     return stored_text(buf[p + 4:q])
         n = self.u32()
         if n > MAX_STRING:
@@ -302,6 +309,17 @@ class GbxReader:
         return (read_id(self), read_id(self), read_id(self))
 
     def fileref(self) -> dict[str, Any]:
+        buf = self._buf
+        if buf is not None and not self.text:
+            # in memory: the common file reference (version below 3, no checksum) read
+            # here; anything else, or too few bytes, is read field by field below
+            p = self._pos
+            if p + 5 <= self._end and buf[p] < 3:
+                version = buf[p]
+                n = _u32(buf, p + 1)[0]
+                if not n:
+                    self._pos = p + 5
+                    return {"version": version, "file": ""}
         version = self.u8()
         checksum = self.bytes(32) if version >= 3 else None
         path = self.string()

@@ -28,10 +28,10 @@ from typing import Any, Callable
 from ..expr import compile_expr
 from ..encoding import MAX_COUNT
 from . import ast as dsl
-from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _fusable
+from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure
 from .frame import Frame
 from .genexpr import ExprSource
-from .genfields import FieldWriter
+from .genfields import FieldWriter, gen_fusable
 from .genruntime import BASE_NS
 from .scopes import counts, name_source
 
@@ -207,9 +207,9 @@ class _Emitter(FieldWriter):
         i = 0
         while i < len(stmts):
             j = i
-            while j < len(stmts) and _fusable(stmts[j]):
+            while j < len(stmts) and gen_fusable(stmts[j]):
                 j += 1
-            if j - i >= 2:          # the same runs compile.py fuses (same errors)
+            if j - i >= 2:          # compile.py's runs, and enum ints (same errors)
                 self.fused(stmts[i:j], d, ind)
                 i = j
             else:
