@@ -22,6 +22,7 @@ at run time); only the declarations a file uses are generated.
 """
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any, Callable
 
@@ -50,19 +51,13 @@ class CodeGen:
         self._n = 0
         self._lock = threading.Lock()
 
-    def lazy(self, stmts: list[dsl.Stmt], file: str, slow: Callable[[], Callable], install: Callable[[Callable], None]
-             ) -> Callable:
-        """A run(r, f) that generates the real one on its first call and hands it to
-        `install` (which replaces this stub where it is kept). `slow()` makes the
-        closures (compile.py) that text files and pull sources run: on first use too
-        (tens of thousands of closures and cells for every declaration would be
+    def chunk_function(self, stmts: list[dsl.Stmt], file: str) -> Callable:
+        """The generated run(r, f) of a chunk's linked statements. The closures
+        (compile.py) that text files and pull sources run are made on their first use
+        too (tens of thousands of closures and cells for every declaration would be
         compiled at load, and every full garbage collection would walk them)."""
-        def first(r: Any, f: Frame) -> None:
-            with self._lock:    # parses run in worker threads: names in the namespace stay unique
-                fn = self.function(stmts, file, slow)
-            install(fn)
-            fn(r, f)
-        return first
+        with self._lock:    # parses run in worker threads: names in the namespace stay unique
+            return self.function(stmts, file, functools.partial(self.compiler.block, stmts, file))
 
     # -- names in the namespace ---------------------------------------------------------
     def const(self, value: Any) -> str:

@@ -40,6 +40,10 @@ class ChunkDecl:
     line: int
     definition: ChunkDef
     run: Run | None = None
+    # until the first call `run` is this declaration's `first_run`, which has `codegen`
+    # write the real function from the linked statements `stmts`
+    stmts: list | None = field(default=None, repr=False, compare=False)
+    codegen: Any = field(default=None, repr=False, compare=False)
 
     @property
     def header(self) -> bool:
@@ -53,6 +57,14 @@ class ChunkDecl:
     def unverified(self) -> bool:
         """Declared from public facts, not yet proven on a corpus file."""
         return "unverified" in self.flags
+
+    def first_run(self, r: Any, f: Frame) -> None:
+        """`run` before the first call: the generated function (codegen.py) replaces it.
+        A bound method per declaration rather than closures and partials: every full
+        garbage collection walks what the registry holds, so the registry stays small."""
+        fn = self.codegen.chunk_function(self.stmts, self.file)
+        self.run = fn
+        fn(r, f)
 
     def decode(self, r: Any, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:
         """Read this chunk's fields from `r`; returns the values (GbxError on bad data).
@@ -125,11 +137,11 @@ class Registry:
         for key, d in seen.items():
             try:
                 decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
-                stmts = linker.chunk(d)
                 # the closures serve text files and pull sources; binary in-memory
                 # data runs a generated function; both are made on first use
-                decl.run = codegen.lazy(stmts, d.file, functools.partial(compiler.block, stmts, d.file),
-                                        functools.partial(setattr, decl, "run"))
+                decl.stmts = linker.chunk(d)
+                decl.codegen = codegen
+                decl.run = decl.first_run
                 reg.chunks[key] = decl
             except DeclarationError as e:
                 reg.errors.append(e)
