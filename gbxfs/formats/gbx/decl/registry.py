@@ -14,7 +14,7 @@ import functools
 import logging
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from .. import classdb
 from .ast import ChunkDef, DeclarationError, StructDef
@@ -25,8 +25,6 @@ from .link import Linker
 from .parser import parse_file
 
 log = logging.getLogger(__name__)
-
-Run = Callable[[Any, Frame], None]
 
 
 @dataclass
@@ -39,9 +37,7 @@ class ChunkDecl:
     file: str
     line: int
     definition: ChunkDef
-    run: Run | None = None
-    # until the first call `run` is this declaration's `first_run`, which has `codegen`
-    # write the real function from the linked statements `stmts`
+    # the linked statements, from which `codegen` writes the decoder on first use
     stmts: list | None = field(default=None, repr=False, compare=False)
     codegen: Any = field(default=None, repr=False, compare=False)
 
@@ -58,12 +54,14 @@ class ChunkDecl:
         """Declared from public facts, not yet proven on a corpus file."""
         return "unverified" in self.flags
 
-    def first_run(self, r: Any, f: Frame) -> None:
-        """`run` before the first call: the generated function (codegen.py) replaces it.
-        A bound method per declaration rather than closures and partials: every full
-        garbage collection walks what the registry holds, so the registry stays small."""
+    def run(self, r: Any, f: Frame) -> None:
+        """Read the chunk's fields into frame `f`. The first call has the decoder
+        written (codegen.py) and keeps it as this instance's `run`, which from then
+        on is called instead of this method. Nothing per declaration until then
+        (no closures, partials or bound methods): every full garbage collection
+        walks what the registry holds, so the registry stays small."""
         fn = self.codegen.chunk_function(self.stmts, self.file)
-        self.run = fn
+        self.run = fn       # type: ignore[method-assign]
         fn(r, f)
 
     def decode(self, r: Any, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:
@@ -141,7 +139,6 @@ class Registry:
                 # data runs a generated function; both are made on first use
                 decl.stmts = linker.chunk(d)
                 decl.codegen = codegen
-                decl.run = decl.first_run
                 reg.chunks[key] = decl
             except DeclarationError as e:
                 reg.errors.append(e)
