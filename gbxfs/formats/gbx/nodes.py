@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from . import classdb
 from .decl import Registry, registry
-from .decl.frame import Frame
+from .decl.frame import root_frame
 from .errors import GbxError
 from .model import Chunk, ExternalRef, Node, NodeRef
 from .encoding import SKIP_MARKER
@@ -158,7 +158,6 @@ class NodeWalker:
         thousands of nodes of one or two chunks each."""
         infos = self.decls.walk_cache
         buf = r._buf
-        data = r._data
         chunks = node.chunks
         base = r.offset_base - r._base       # + a buffer position: the offset for errors/records
         while True:
@@ -192,7 +191,7 @@ class NodeWalker:
             if encapsulated:
                 _decode_chunk(r, node, decl, cid, stored_id, name)
                 continue
-            frame = Frame(None, cid, node)
+            frame = root_frame(cid, node)
             try:
                 decl.run(r, frame)
             except GbxError as e:
@@ -204,8 +203,8 @@ class NodeWalker:
                 raise
             q = r._pos
             # all fields given by position: a keyword costs more than the record's other work
-            chunks.append(Chunk(cid, base + p, q - p, data[p:q] if data is not None else bytes(buf[p:q]), False,
-                                frame.values, None, stored_id, False, False, name))
+            chunks.append(Chunk(cid, base + p, q - p, bytes(buf[p:q]), False, frame.values, None, stored_id,
+                                False, False, name))
 
     def _walk_archive(self, r: GbxReader, node: Node, decl: Any) -> None:
         """A class that archives itself (declared with the `archive` flag under its

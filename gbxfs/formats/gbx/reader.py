@@ -58,11 +58,12 @@ class GbxReader:
         if isinstance(source, (bytes, bytearray, memoryview)):
             source = BufferSource(source)
         if isinstance(source, BufferSource):
-            self._buf: memoryview | None = source.view
-            # the bytes object under the view, when the view is all of it: slices of it
-            # are one copy (chunk records' raw bytes), not a view and a copy
-            data = source.view.obj
-            self._data: bytes | None = data if type(data) is bytes and len(data) == len(source.view) else None
+            # the bytes object under the view when the view is all of it: struct reads
+            # from bytes, its items and slices cost less than a view's (a slice is one
+            # copy, not a view object and then a copy)
+            view = source.view
+            data = view.obj
+            self._buf: bytes | memoryview | None = data if type(data) is bytes and len(data) == len(view) else view
             self._pos = source.pos
             self._base = source.pos
             self._end: int | None = source.end
@@ -70,7 +71,6 @@ class GbxReader:
             self._log: bytearray | None = None
         else:
             self._buf = None
-            self._data = None
             self._src = source
             self._pos = 0
             self._base = 0
@@ -112,7 +112,7 @@ class GbxReader:
         return GbxError(reason, offset=self.offset_base + (self.tell() if offset is None else offset))
 
     def _take(self, n: int) -> bytes | memoryview:
-        """Exactly n bytes (a memoryview slice in memory mode)."""
+        """Exactly n bytes (a slice of the buffer in memory mode)."""
         p = self._pos
         e = p + n
         if n < 0 or (self._end is not None and e > self._end):
