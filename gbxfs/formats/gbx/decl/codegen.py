@@ -51,13 +51,16 @@ class CodeGen:
         self._n = 0
         self._lock = threading.Lock()
 
-    def chunk_function(self, stmts: list[dsl.Stmt], file: str) -> Callable:
-        """The generated run(r, f) of a chunk's linked statements. The closures
-        (compile.py) that text files and pull sources run are made on their first use
-        too (tens of thousands of closures and cells for every declaration would be
-        compiled at load, and every full garbage collection would walk them)."""
+    def chunk_function(self, stmts: list[dsl.Stmt], file: str, fresh: bool) -> Callable:
+        """The generated run(r, f) of a chunk's linked statements. fresh: for a frame
+        that holds nothing yet (the walker's and `decode`'s), whose names the scope
+        analysis then knows; else for a frame `read chunk` shares with another chunk.
+        The closures (compile.py) that text files and pull sources run are made on
+        their first use too (tens of thousands of closures and cells for every
+        declaration would be compiled at load, and every full garbage collection
+        would walk them)."""
         with self._lock:    # parses run in worker threads: names in the namespace stay unique
-            return self.function(stmts, file, functools.partial(self.compiler.block, stmts, file))
+            return self.function(stmts, file, functools.partial(self.compiler.block, stmts, file), fresh)
 
     # -- names in the namespace ---------------------------------------------------------
     def const(self, value: Any) -> str:
@@ -90,10 +93,12 @@ class CodeGen:
         return name
 
     # -- functions -----------------------------------------------------------------------
-    def function(self, stmts: list[dsl.Stmt], file: str, slow: Callable) -> Callable:
+    def function(self, stmts: list[dsl.Stmt], file: str, slow: Callable, fresh: bool = False) -> Callable:
         self._n += 1
         name = f"chunk_{self._n}"
         em = _Emitter(self, file, False)
+        if fresh:               # the chunk's frame starts empty: its scope is analysed
+            em.enter(0, stmts)
         em.line(0, f"def {name}(r, f):")
         em.line(1, "if r.text or r._buf is None:")
         em.line(2, f"return {self.on_first_use(slow)}(r, f)")
@@ -128,10 +133,10 @@ class _Emitter(FieldWriter):
     """Source lines of one function. Depth d names the scope: frame f{d}, values v{d}."""
 
     def __init__(self, gen: CodeGen, file: str, struct: bool):
-        self.gen, self.file = gen, file
+        self.gen, self.file, self.struct = gen, file, struct
         self.lines: list[str] = []
         # per depth: how often each name may be set in that scope's frame, at most (None:
-        # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
+        # unknown, or a chunk's frame that `read chunk` shares with another chunk)
         self.scopes: list[dict[Any, int] | None] = [None]
         # per depth: names certainly set (once) at the point being written, read
         # without a check (scopes.name_source)
@@ -169,7 +174,8 @@ class _Emitter(FieldWriter):
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(lambda n: name_source(self.scopes, self.sure, n, d, self.outer, self.frame, self.no_latest),
+        src = ExprSource(lambda n: name_source(self.scopes, self.sure, n, d, self.outer, self.frame, self.no_latest,
+                                               self.struct),
                          self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
             return f"{self.gen.obj(compile_expr(text)[0])}({self.frame(d)}, r)"

@@ -55,13 +55,20 @@ class ChunkDecl:
         return "unverified" in self.flags
 
     def run(self, r: Any, f: Frame) -> None:
-        """Read the chunk's fields into frame `f`. The first call has the decoder
-        written (codegen.py) and keeps it as this instance's `run`, which from then
-        on is called instead of this method. Nothing per declaration until then
-        (no closures, partials or bound methods): every full garbage collection
-        walks what the registry holds, so the registry stays small."""
-        fn = self.codegen.chunk_function(self.stmts, self.file)
+        """Read the chunk's fields into frame `f`, a chunk's frame that holds nothing
+        yet. The first call has the decoder written (codegen.py) and keeps it as this
+        instance's `run`, which from then on is called instead of this method.
+        Nothing per declaration until then (no closures, partials or bound methods):
+        every full garbage collection walks what the registry holds."""
+        fn = self.codegen.chunk_function(self.stmts, self.file, True)
         self.run = fn       # type: ignore[method-assign]
+        fn(r, f)
+
+    def run_into(self, r: Any, f: Frame) -> None:
+        """`run` into a frame that may hold values already (`read chunk`: another
+        chunk's frame); written on first use like `run`."""
+        fn = self.codegen.chunk_function(self.stmts, self.file, False)
+        self.run_into = fn  # type: ignore[method-assign]
         fn(r, f)
 
     def decode(self, r: Any, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:
