@@ -10,10 +10,12 @@ Mounts, in turn and for several rounds (so all see the same load): gbxfs
 or an exported commit), ratarmount on the same files as a zip (peers.py), and
 "floor": a pyfuse3 + trio file system in this script that holds the same tree
 (every name and size, read from the zip's directory) with its attributes made up front,
-so it answers each request with no work at all. Prints the median and best
-`find . | wc -l` wall time and the daemon's CPU seconds (utime + stime) for
-each. The floor's figures are what the kernel round trips, pyfuse3 and trio
-cost by themselves for this listing: gbxfs cannot go below them.
+so it answers each request with no work at all: once as pyfuse3 comes, once
+with the lock gbxfs has pyfuse3 wait for requests under (fuse/runner.py).
+Prints the median and best `find . | wc -l` wall time and the daemon's CPU
+seconds (utime + stime) for each. The second floor's figures are what the
+kernel round trips, pyfuse3 and trio cost by themselves for this listing:
+gbxfs cannot go below them.
 Not a test: run by hand.
 """
 from __future__ import annotations
@@ -32,12 +34,17 @@ from pathlib import Path
 import peers
 
 
-def serve_floor(mountpoint: str, zpath: str) -> None:
-    """The floor file system (run in a child process: `find_floor.py --serve MP ZIP`)."""
+def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
+    """The floor file system (run in a child process: `find_floor.py --serve MP ZIP`);
+    `quick`: pyfuse3 waits for requests under gbxfs's lock (fuse/runner.py)."""
     import zipfile
 
     import pyfuse3
     import trio
+
+    if quick:
+        from gbxfs.fuse.runner import quick_request_wait
+        quick_request_wait()
 
     dirs: dict[int, list[tuple[bytes, object]]] = {pyfuse3.ROOT_INODE: []}
     index: dict[tuple[int, str], int] = {}
@@ -100,7 +107,9 @@ def serve_floor(mountpoint: str, zpath: str) -> None:
 
 def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, str]:
     env = dict(os.environ, PYTHONPATH=pythonpath or "")
-    proc = subprocess.Popen(argv + [str(mp)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # run from that tree: `python -c` puts the working folder before PYTHONPATH
+    proc = subprocess.Popen(argv + [str(mp)], env=env, cwd=pythonpath, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     try:
         t0 = time.perf_counter()
         while not (os.path.ismount(mp) and os.listdir(mp)):
@@ -121,9 +130,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--checkout", action="append", default=[], help="another gbxfs tree to compare")
     ap.add_argument("--serve", nargs=2, metavar=("MOUNTPOINT", "ZIP"), help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
-        serve_floor(a.serve[0], a.serve[1])
+        serve_floor(a.serve[0], a.serve[1], a.quick)
         return
     folder = Path(a.keep or tempfile.mkdtemp(prefix="gbxfs-peers-"))
     packs, zpath, _, _ = peers.build(folder, a.scale)
@@ -133,9 +143,10 @@ def main() -> None:
     if peers._tool("ratarmount"):
         runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
     # the floor runs this file with --serve; find_once puts the mount point last
-    shim = [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
-            f"{str(zpath)!r}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
-    runs.append(("floor (pyfuse3, no work)", shim, str(Path(__file__).resolve().parent)))
+    for name, extra in (("floor (pyfuse3, no work)", ""), ("floor, gbxfs's request lock", ", '--quick'")):
+        shim = [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
+                f"{str(zpath)!r}{extra}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
+        runs.append((name, shim, str(Path(__file__).resolve().parent)))
     got: dict[str, list[tuple[float, float, str]]] = {name: [] for name, _, _ in runs}
     for _ in range(a.rounds):
         for name, argv, path in runs:

@@ -47,6 +47,20 @@ class NoCache:
         pass
 
 
+def static_error(file_size: int, start: int, size: int, stored_size: int, compressed: bool) -> str | None:
+    """Why an entry cannot be read, from its file table fields alone (None: it may be).
+    `start`: where its data begins in the pak (data offset + the entry's offset).
+    The tree asks this of a listing's files without making an entry per file."""
+    end = start + 8 + align8(stored_size)
+    if end > file_size:
+        return f"pak truncated: data ends at {end:#x}, the pak has {file_size:#x} bytes"
+    if not compressed and stored_size < size:
+        return f"stored entry holds {stored_size} bytes, the file table says {size}"
+    if compressed and size and not stored_size:
+        return "compressed entry has no data"
+    return None
+
+
 class PakEntry(StoredPieces):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
 
@@ -75,14 +89,7 @@ class PakEntry(StoredPieces):
 
     def _static_error(self, file_size: int) -> str | None:
         rec = self.rec
-        end = self.start + 8 + self.length
-        if end > file_size:
-            return f"pak truncated: data ends at {end:#x}, the pak has {file_size:#x} bytes"
-        if not rec.compressed and rec.stored_size < rec.size:
-            return f"stored entry holds {rec.stored_size} bytes, the file table says {rec.size}"
-        if rec.compressed and rec.size and not rec.stored_size:
-            return "compressed entry has no data"
-        return None
+        return static_error(file_size, self.start, rec.size, rec.stored_size, rec.compressed)
 
     # -- plain data ---------------------------------------------------------------
     def _plain(self, offset: int, size: int) -> bytes:
