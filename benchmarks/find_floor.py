@@ -21,6 +21,7 @@ Not a test: run by hand.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
 import stat
@@ -78,6 +79,7 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
         add(ino, "pak-info.txt", False, 1000)          # what gbxfs adds: each pak's info file
     add(pyfuse3.ROOT_INODE, "packlist.dat", False, 1000)
     by_ino = {a.st_ino: a for items in dirs.values() for _, a in items}
+    zeros = memoryview(bytes(1 << 20))
 
     class Floor(pyfuse3.Operations):
         async def getattr(self, inode, ctx=None):
@@ -98,6 +100,19 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
                 if not pyfuse3.readdir_reply(token, items[i][0], items[i][1], i + 1):
                     return
 
+        # reads (benchmarks/read_floor.py): every file is zero bytes from memory
+        async def open(self, inode, flags, ctx):
+            return pyfuse3.FileInfo(fh=inode, keep_cache=True)
+
+        async def read(self, fh, off, size):
+            return zeros[:max(0, min(size, by_ino[fh].st_size - off))]
+
+        async def release(self, fh):
+            pass
+
+        async def flush(self, fh):
+            raise pyfuse3.FUSEError(errno.ENOSYS)
+
     pyfuse3.init(Floor(), mountpoint, {"ro", "fsname=floor"})
     try:
         trio.run(pyfuse3.main)
@@ -105,7 +120,16 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
         pyfuse3.close()
 
 
-def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, str]:
+def floor_argv(zpath: Path, extra: str = "") -> list[str]:
+    """The command serving the floor for `zpath` (this file with --serve; the mount point
+    goes last). `extra`: more of its arguments, as Python source (", '--quick'")."""
+    return [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
+            f"{str(zpath)!r}{extra}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
+
+
+@contextlib.contextmanager
+def mounted(argv: list[str], pythonpath: str | None, mp: Path):
+    """The daemon `argv` serving `mp` (mounted and listing), unmounted afterwards."""
     env = dict(os.environ, PYTHONPATH=pythonpath or "")
     # run from that tree: `python -c` puts the working folder before PYTHONPATH
     proc = subprocess.Popen(argv + [str(mp)], env=env, cwd=pythonpath, stdout=subprocess.DEVNULL,
@@ -116,11 +140,29 @@ def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float,
             if proc.poll() is not None or time.perf_counter() - t0 > 120:
                 raise RuntimeError(f"{argv[:3]} did not mount")
             time.sleep(0.01)
+        yield proc
+    finally:
+        peers.unmount(proc, mp)
+
+
+def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, str]:
+    with mounted(argv, pythonpath, mp) as proc:
         cpu = peers._cpu_s(proc.pid)
         took, out = peers._sh("find . | wc -l", str(mp))
         return took, peers._cpu_s(proc.pid) - cpu, out
-    finally:
-        peers.unmount(proc, mp)
+
+
+def mounts(packs: Path, zpath: Path, checkouts: list[str], ratarmount: bool = True) -> list[tuple[str, list, str | None]]:
+    """(name, argv, tree to run it from) of each mount to compare: gbxfs from this
+    checkout and each of `checkouts`, ratarmount (if installed), and the floors."""
+    gbx = [sys.executable, "-c", "import sys; from gbxfs.cli import main; sys.exit(main())",
+           "mount", "-f", "-o", "gbx=file", str(packs)]
+    runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in checkouts]]
+    if ratarmount and peers._tool("ratarmount"):
+        runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
+    for name, extra in (("floor (pyfuse3, no work)", ""), ("floor, gbxfs's request lock", ", '--quick'")):
+        runs.append((name, floor_argv(zpath, extra), str(Path(__file__).resolve().parent)))
+    return runs
 
 
 def main() -> None:
@@ -137,16 +179,7 @@ def main() -> None:
         return
     folder = Path(a.keep or tempfile.mkdtemp(prefix="gbxfs-peers-"))
     packs, zpath, _, _ = peers.build(folder, a.scale)
-    gbx = [sys.executable, "-c", "import sys; from gbxfs.cli import main; sys.exit(main())",
-           "mount", "-f", "-o", "gbx=file", str(packs)]
-    runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in a.checkout]]
-    if peers._tool("ratarmount"):
-        runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
-    # the floor runs this file with --serve; find_once puts the mount point last
-    for name, extra in (("floor (pyfuse3, no work)", ""), ("floor, gbxfs's request lock", ", '--quick'")):
-        shim = [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
-                f"{str(zpath)!r}{extra}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
-        runs.append((name, shim, str(Path(__file__).resolve().parent)))
+    runs = mounts(packs, zpath, a.checkout)
     got: dict[str, list[tuple[float, float, str]]] = {name: [] for name, _, _ in runs}
     for _ in range(a.rounds):
         for name, argv, path in runs:

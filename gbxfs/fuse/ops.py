@@ -245,7 +245,8 @@ class Operations(pyfuse3.Operations):
         self._files[fh] = entry
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
-        parent = self.inodes.find_path(node.parent_path) if node.path else None
+        # a file held from a listing has its folder's node at hand
+        parent = node.folder or (self.inodes.find_path(node.parent_path) if node.path else None)
         folder = parent.entry if parent is not None else None
         if isinstance(folder, Dir):
             if folder.wants_read_ahead(entry.name):

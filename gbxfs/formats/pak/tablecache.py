@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable, Iterator, Sequence
 
-from gbxfs.formats.pak.entry import NoCache
+from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.records import PakFileRecord
 from gbxfs.formats.pak.table import FileTable
 

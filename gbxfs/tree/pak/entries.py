@@ -14,6 +14,7 @@ from typing import Iterator, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
+from gbxfs.formats.pak.errors import EntryError
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.errors import GbxError
@@ -198,6 +199,8 @@ class PakFolder(Dir):
 
     def children(self) -> Mapping[str, Entry]:
         kids = self._listing()
+        if not EntryError.any_set:      # no entry anywhere ever found bad: nothing to look for
+            return kids
         # entries not made yet are unread: only a made one can know it is unverifiable
         bad = [(e.rec, e.error) for e in map(_pak_entry, _made(kids)) if e is not None and e.error]
         if not bad or ERROR_NAME in kids:
