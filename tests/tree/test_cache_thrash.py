@@ -196,15 +196,30 @@ def test_past_their_share_costly_values_are_evicted_least_recent_first():
     assert cache.current_bytes == 0
 
 
-def test_reserve_keeps_recent_costly_values_up_to_half_the_bound():
+def test_values_being_made_count_inside_the_bound():
+    """The room held for a body walk (making) is memory the process holds: the
+    cache makes it by evicting, least recent first (durable values within their
+    share stay), and values stored while it is held keep to what is left."""
     cache = ByteLRU(100)
+    cache.get_or_make("d1", lambda: ("D", 20), rank=DURABLE)
     cache.get_or_make("p1", lambda: ("1", 30))
     cache.get_or_make("p2", lambda: ("2", 30))
     cache.put("x", "x", 20)
     cache.get("p1")
-    cache.reserve(80)               # x goes, then p2 (the older parse); p1 stays: 30 <= 50
-    assert [k for k in ("p1", "p2", "x") if cache.get(k) is not None] == ["p1"]
-    assert cache.current_bytes == 30
+    with cache.making(40):          # x goes, then p2 (the older parse): 20 + 30 + 40 <= 100
+        assert [k for k in ("d1", "p1", "p2", "x") if cache.get(k) is not None] == ["d1", "p1"]
+        cache.put("y", "y", 10)     # 60 + 40 in flight: fits
+        cache.put("z", "z", 10)     # past it: y, the only cheap value, goes
+        assert [k for k in ("p1", "y", "z") if cache.get(k) is not None] == ["p1", "z"]
+        assert cache.current_bytes + 40 <= 100
+        with cache.making(10):      # a second walk (within half the bound with the first): z goes
+            assert cache.current_bytes + 50 == 100 and cache.get("z") is None
+            cache.put("v", "v", 10)     # no cheap value left to give way: p1 goes
+            assert cache.get("p1") is None and cache.current_bytes + 50 <= 100
+    cache.put("w", "w", 50)         # nothing in flight: the whole bound again
+    assert cache.current_bytes == 80
+    with cache.making(200):         # larger than the cache: it empties, durable values within
+        assert cache.current_bytes == 20 and cache.get("d1") == "D"    # their share stay
 
 
 # made from a replay's ghosts, a costly value of their own (not from the digest)
