@@ -181,7 +181,7 @@ def serve(argv: list[str], log_path: str, trace: bool) -> int:
                     s.update(_pymalloc(log_path + ".py"))     # nothing while tracemalloc traces
                     s["py_arenas"] = s.get("py_arenas", 0) * MIB
                     s.update((k, 0) for k in ("py_used", "py_avail", "py_free_pools") if k not in s)
-                    next_py = time.monotonic() + 2
+                    next_py = time.monotonic() + float(os.environ.get("BENCH_PY_EVERY", "2"))
                     last_py.update((k, s[k]) for k in ("py_arenas", "py_used", "py_avail", "py_free_pools"))
                 s.update((k, v) for k, v in last_py.items() if k not in s)
                 if caches:

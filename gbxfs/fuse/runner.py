@@ -26,7 +26,7 @@ def mount(ops: pyfuse3.Operations, mountpoint: str, options: set[str]) -> None:
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 # Blocks from this size up get their own mapping, given back when freed.
 MMAP_THRESHOLD = 128 * 1024
-# Seconds between two malloc_trim calls while requests are answered.
+# Seconds between two malloc_trim calls.
 TRIM_EVERY = 1.0
 
 
