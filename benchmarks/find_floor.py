@@ -10,15 +10,18 @@ Mounts, in turn and for several rounds (so all see the same load): gbxfs
 or an exported commit), ratarmount on the same files as a zip (peers.py), and
 "floor": a pyfuse3 + trio file system in this script that holds the same tree
 (every name and size, read from the zip's directory) with its attributes made up front,
-so it answers each request with no work at all. Prints the median and best
-`find . | wc -l` wall time and the daemon's CPU seconds (utime + stime) for
-each. The floor's figures are what the kernel round trips, pyfuse3 and trio
-cost by themselves for this listing: gbxfs cannot go below them.
+so it answers each request with no work at all: once as pyfuse3 comes, once
+with the lock gbxfs has pyfuse3 wait for requests under (fuse/runner.py).
+Prints the median and best `find . | wc -l` wall time and the daemon's CPU
+seconds (utime + stime) for each. The second floor's figures are what the
+kernel round trips, pyfuse3 and trio cost by themselves for this listing:
+gbxfs cannot go below them.
 Not a test: run by hand.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
 import stat
@@ -32,12 +35,17 @@ from pathlib import Path
 import peers
 
 
-def serve_floor(mountpoint: str, zpath: str) -> None:
-    """The floor file system (run in a child process: `find_floor.py --serve MP ZIP`)."""
+def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
+    """The floor file system (run in a child process: `find_floor.py --serve MP ZIP`);
+    `quick`: pyfuse3 waits for requests under gbxfs's lock (fuse/runner.py)."""
     import zipfile
 
     import pyfuse3
     import trio
+
+    if quick:
+        from gbxfs.fuse.runner import quick_request_wait
+        quick_request_wait()
 
     dirs: dict[int, list[tuple[bytes, object]]] = {pyfuse3.ROOT_INODE: []}
     index: dict[tuple[int, str], int] = {}
@@ -71,6 +79,7 @@ def serve_floor(mountpoint: str, zpath: str) -> None:
         add(ino, "pak-info.txt", False, 1000)          # what gbxfs adds: each pak's info file
     add(pyfuse3.ROOT_INODE, "packlist.dat", False, 1000)
     by_ino = {a.st_ino: a for items in dirs.values() for _, a in items}
+    zeros = memoryview(bytes(1 << 20))
 
     class Floor(pyfuse3.Operations):
         async def getattr(self, inode, ctx=None):
@@ -91,6 +100,19 @@ def serve_floor(mountpoint: str, zpath: str) -> None:
                 if not pyfuse3.readdir_reply(token, items[i][0], items[i][1], i + 1):
                     return
 
+        # reads (benchmarks/read_floor.py): every file is zero bytes from memory
+        async def open(self, inode, flags, ctx):
+            return pyfuse3.FileInfo(fh=inode, keep_cache=True)
+
+        async def read(self, fh, off, size):
+            return zeros[:max(0, min(size, by_ino[fh].st_size - off))]
+
+        async def release(self, fh):
+            pass
+
+        async def flush(self, fh):
+            raise pyfuse3.FUSEError(errno.ENOSYS)
+
     pyfuse3.init(Floor(), mountpoint, {"ro", "fsname=floor"})
     try:
         trio.run(pyfuse3.main)
@@ -98,20 +120,49 @@ def serve_floor(mountpoint: str, zpath: str) -> None:
         pyfuse3.close()
 
 
-def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, str]:
+def floor_argv(zpath: Path, extra: str = "") -> list[str]:
+    """The command serving the floor for `zpath` (this file with --serve; the mount point
+    goes last). `extra`: more of its arguments, as Python source (", '--quick'")."""
+    return [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
+            f"{str(zpath)!r}{extra}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
+
+
+@contextlib.contextmanager
+def mounted(argv: list[str], pythonpath: str | None, mp: Path):
+    """The daemon `argv` serving `mp` (mounted and listing), unmounted afterwards."""
     env = dict(os.environ, PYTHONPATH=pythonpath or "")
-    proc = subprocess.Popen(argv + [str(mp)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # run from that tree: `python -c` puts the working folder before PYTHONPATH
+    proc = subprocess.Popen(argv + [str(mp)], env=env, cwd=pythonpath, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     try:
         t0 = time.perf_counter()
         while not (os.path.ismount(mp) and os.listdir(mp)):
             if proc.poll() is not None or time.perf_counter() - t0 > 120:
                 raise RuntimeError(f"{argv[:3]} did not mount")
             time.sleep(0.01)
+        yield proc
+    finally:
+        peers.unmount(proc, mp)
+
+
+def find_once(argv: list[str], pythonpath: str | None, mp: Path) -> tuple[float, float, str]:
+    with mounted(argv, pythonpath, mp) as proc:
         cpu = peers._cpu_s(proc.pid)
         took, out = peers._sh("find . | wc -l", str(mp))
         return took, peers._cpu_s(proc.pid) - cpu, out
-    finally:
-        peers.unmount(proc, mp)
+
+
+def mounts(packs: Path, zpath: Path, checkouts: list[str], ratarmount: bool = True) -> list[tuple[str, list, str | None]]:
+    """(name, argv, tree to run it from) of each mount to compare: gbxfs from this
+    checkout and each of `checkouts`, ratarmount (if installed), and the floors."""
+    gbx = [sys.executable, "-c", "import sys; from gbxfs.cli import main; sys.exit(main())",
+           "mount", "-f", "-o", "gbx=file", str(packs)]
+    runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in checkouts]]
+    if ratarmount and peers._tool("ratarmount"):
+        runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
+    for name, extra in (("floor (pyfuse3, no work)", ""), ("floor, gbxfs's request lock", ", '--quick'")):
+        runs.append((name, floor_argv(zpath, extra), str(Path(__file__).resolve().parent)))
+    return runs
 
 
 def main() -> None:
@@ -121,21 +172,14 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--checkout", action="append", default=[], help="another gbxfs tree to compare")
     ap.add_argument("--serve", nargs=2, metavar=("MOUNTPOINT", "ZIP"), help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
-        serve_floor(a.serve[0], a.serve[1])
+        serve_floor(a.serve[0], a.serve[1], a.quick)
         return
     folder = Path(a.keep or tempfile.mkdtemp(prefix="gbxfs-peers-"))
     packs, zpath, _, _ = peers.build(folder, a.scale)
-    gbx = [sys.executable, "-c", "import sys; from gbxfs.cli import main; sys.exit(main())",
-           "mount", "-f", "-o", "gbx=file", str(packs)]
-    runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in a.checkout]]
-    if peers._tool("ratarmount"):
-        runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
-    # the floor runs this file with --serve; find_once puts the mount point last
-    shim = [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
-            f"{str(zpath)!r}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
-    runs.append(("floor (pyfuse3, no work)", shim, str(Path(__file__).resolve().parent)))
+    runs = mounts(packs, zpath, a.checkout)
     got: dict[str, list[tuple[float, float, str]]] = {name: [] for name, _, _ in runs}
     for _ in range(a.rounds):
         for name, argv, path in runs:

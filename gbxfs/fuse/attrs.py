@@ -38,21 +38,6 @@ def file_size(entry: Entry) -> int:
     return 0
 
 
-def known_sizes(entries) -> list[int] | None:
-    """The sizes of a listing's entries (0 for folders and None, i.e. "." and ".."),
-    or None when one of them needs work (needs_work): one pass, for the event loop."""
-    sizes = []
-    for e in entries:
-        if e is None or e.is_dir:
-            sizes.append(0)
-        else:
-            hint = e.size_hint()
-            if hint is None:
-                return None
-            sizes.append(hint)
-    return sizes
-
-
 def shown_mode(entry: Entry, access: Access | None) -> int:
     """st_mode: the source's permission bits (a file, or a folder made from a file
     with x added where r is set), or read-only defaults for sources without any."""
@@ -68,23 +53,17 @@ def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: 
                     access: Access | None = None) -> pyfuse3.EntryAttributes:
     # called once per entry a listing shows: only the fields that are not
     # EntryAttributes' zero defaults (generation, st_rdev) are set
+    if not entry.is_dir:
+        return file_attributes(inode, size, mtime_ns, policy, *file_owner(access, policy))
     a = pyfuse3.EntryAttributes()
     a.st_ino = inode
     a.entry_timeout = policy.entry_timeout
     a.attr_timeout = policy.attr_timeout
-    if entry.is_dir:
-        a.st_mode = shown_mode(entry, access)
-        kids = entry.peek()
-        # 2 + subdirectories when known; 1 (the "unknown" convention find honours)
-        # rather than listing a pak just to count its folders
-        a.st_nlink = 1 if kids is None else 2 + sum(1 for c in list(kids.values()) if c.is_dir)
-    else:
-        if access is None:
-            a.st_mode = FILE_MODE
-        else:
-            a.st_mode = stat.S_IFREG | access[0]
-        a.st_size = size
-        a.st_blocks = (size + 511) // 512
+    a.st_mode = shown_mode(entry, access)
+    kids = entry.peek()
+    # 2 + subdirectories when known; 1 (the "unknown" convention find honours)
+    # rather than listing a pak just to count its folders
+    a.st_nlink = 1 if kids is None else 2 + sum(1 for c in list(kids.values()) if c.is_dir)
     a.st_blksize = BLKSIZE
     if access is None:
         a.st_uid = policy.uid
@@ -92,6 +71,31 @@ def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: 
     else:
         a.st_uid = access[1]
         a.st_gid = access[2]
+    a.st_atime_ns = a.st_mtime_ns = a.st_ctime_ns = mtime_ns
+    return a
+
+
+def file_owner(access: Access | None, policy: AttrPolicy) -> tuple[int, int, int]:
+    """(st_mode, st_uid, st_gid) of a file shown with `access` (None: the defaults)."""
+    if access is None:
+        return FILE_MODE, policy.uid, policy.gid
+    return stat.S_IFREG | access[0], access[1], access[2]
+
+
+def file_attributes(inode: int, size: int, mtime_ns: int, policy: AttrPolicy, mode: int, uid: int,
+                    gid: int) -> pyfuse3.EntryAttributes:
+    """make_attributes of a file, its mode and owner from file_owner (a listing
+    makes these once for all its files that inherit them)."""
+    a = pyfuse3.EntryAttributes()
+    a.st_ino = inode
+    a.entry_timeout = policy.entry_timeout
+    a.attr_timeout = policy.attr_timeout
+    a.st_mode = mode
+    a.st_size = size
+    a.st_blocks = (size + 511) // 512
+    a.st_blksize = BLKSIZE
+    a.st_uid = uid
+    a.st_gid = gid
     a.st_atime_ns = a.st_mtime_ns = a.st_ctime_ns = mtime_ns
     return a
 

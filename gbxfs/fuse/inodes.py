@@ -30,7 +30,7 @@ from gbxfs.fuse.leaves import Leaves
 from gbxfs.tree.model import Access, Entry
 
 ROOT_INODE = pyfuse3.ROOT_INODE
-_MASK = (1 << 63) - 1
+INODE_MASK = (1 << 63) - 1
 
 
 class Inode:
@@ -75,13 +75,22 @@ _HASH = hashlib.blake2b(digest_size=8, person=b"gbxfs-inode")
 FS_ENCODING, FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
+def folder_hash(path: str):
+    """The hash state after "<path>/" (nothing for the root): a copy updated with
+    an encoded name gives path_inode's digest of the name's path, unsalted."""
+    h = _HASH.copy()
+    if path:
+        h.update(f"{path}/".encode(FS_ENCODING, FS_ERRORS))
+    return h
+
+
 def path_inode(path: str, salt: int = 0) -> int:
     """The inode number for a path below the root (never 0 or the root's)."""
     h = _HASH.copy()
     h.update(path.encode(FS_ENCODING, FS_ERRORS))
     if salt:
         h.update(b"\0" + str(salt).encode())
-    n = int.from_bytes(h.digest(), "little") & _MASK
+    n = int.from_bytes(h.digest(), "little") & INODE_MASK
     return n if n > ROOT_INODE else path_inode(path, salt + 1)
 
 
@@ -96,6 +105,8 @@ class InodeTable:
     def __init__(self, root: Entry, root_mtime_ns: int):
         self.root = Inode(ROOT_INODE, "", root, root_mtime_ns, root.access)
         self._nodes: dict[int, Inode] = {ROOT_INODE: self.root}
+        # full(inode): the full node with this number (never a listed file's made-up one)
+        self.full = self._nodes.get
         self._leaves = Leaves()
 
     def __len__(self) -> int:
@@ -119,6 +130,11 @@ class InodeTable:
             self.remember(path, entry, mtime_ns, inode, access)
         elif self._leaves.add(inode, folder.inode):
             folder.leaves += 1
+
+    def add_leaves(self, folder: Inode, inodes: list[int]) -> None:
+        """remember_listed for files a listing of `folder` showed that have no
+        node (full(inode) is None), `folder` having one: in one pass."""
+        folder.leaves += self._leaves.add_many(inodes, folder.inode)
 
     def number(self, path: str) -> int:
         """The inode number `path` has, or would get if remembered now."""

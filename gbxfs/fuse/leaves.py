@@ -53,21 +53,37 @@ class Leaves:
 
     def add(self, key: int, folder: int, count: int = 1) -> bool:
         """Count `count` more references; True when the file was not held before."""
-        i = self._find(key)
-        if i >= 0:
-            self._counts[i] += count
-            return False
-        if 3 * (self._used + 1) > 2 * len(self._keys):
-            self._grow()
-        keys, mask = self._keys, len(self._keys) - 1
-        i = key & mask
-        while keys[i] not in (_FREE, _GONE):
-            i = (i + 1) & mask
-        if keys[i] == _FREE:
-            self._used += 1
-        keys[i], self._dirs[i], self._counts[i] = key, folder, count
-        self._live += 1
-        return True
+        return self.add_many((key,), folder, count) == 1
+
+    def add_many(self, keys, folder: int, count: int = 1) -> int:
+        """add(key, folder, count) for each of `keys` (a listing's files: one
+        Python loop, not a call per file); how many were not held before."""
+        if 3 * (self._used + len(keys)) > 2 * len(self._keys):
+            self._grow(len(keys))
+        table, dirs, counts = self._keys, self._dirs, self._counts
+        mask = len(table) - 1
+        new = used = 0
+        for key in keys:
+            i = key & mask
+            spot = -1           # the first tombstone passed: reused if the key is not held
+            while True:
+                k = table[i]
+                if k == key:
+                    counts[i] += count
+                    break
+                if k == _FREE:
+                    if spot < 0:
+                        spot = i
+                        used += 1
+                    table[spot], dirs[spot], counts[spot] = key, folder, count
+                    new += 1
+                    break
+                if k == _GONE and spot < 0:
+                    spot = i
+                i = (i + 1) & mask
+        self._used += used
+        self._live += new
+        return new
 
     def forget(self, key: int, count: int) -> tuple[int, int] | None:
         """Count `count` references less; (folder inode, references left)
@@ -93,13 +109,18 @@ class Leaves:
         self._live -= 1
         return self._dirs[i], self._counts[i]
 
-    def _grow(self) -> None:
+    def _grow(self, extra: int = 1) -> None:
         keys, dirs, counts = self._keys, self._dirs, self._counts
         size = len(keys)
-        while 3 * self._live >= size:     # at most a third full after the rebuild
+        while 3 * (self._live + extra) >= size:     # at most a third full after the rebuild
             size *= 2
         self._alloc(size)
-        self._live = 0
+        table, new_dirs, new_counts = self._keys, self._dirs, self._counts
+        mask = size - 1
         for k, d, c in zip(keys, dirs, counts):
-            if k > _GONE:
-                self.add(k, d, c)
+            if k > _GONE:       # a fresh table holds each key once and no tombstones
+                i = k & mask
+                while table[i] != _FREE:
+                    i = (i + 1) & mask
+                table[i], new_dirs[i], new_counts[i] = k, d, c
+        self._used = self._live

@@ -18,10 +18,10 @@ from typing import Callable, Mapping
 import pyfuse3
 import trio
 
-from gbxfs.fuse.attrs import (AttrPolicy, BLKSIZE, file_size, known_sizes, make_attributes, needs_work,
-                              negative_entry, stable)
+from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
-from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, InodeTable, Inode
+from gbxfs.fuse.inodes import InodeTable, Inode
+from gbxfs.fuse.listing import DirHandle, inherit, reply_listed, snapshot
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
@@ -32,31 +32,7 @@ log = logging.getLogger("gbxfs.fuse")
 # a listed file's name is found on the event loop in a folder of at most this many
 # entries (one BLAKE2b hash each, about a microsecond: well under a millisecond)
 NAMES_ON_LOOP = 256
-# entries per worker-thread hop when a listing needs sizes computed
-_READDIR_BATCH = 128
 NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
-
-
-def _inherit(entry: Entry, parent: Inode):
-    """An entry's mtime and access: its own, else its parent's (views show the
-    mtime and the permissions of the file they come from)."""
-    return (entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns,
-            entry.access if entry.access is not None else parent.access)
-
-
-class _DirHandle:
-    __slots__ = ("node", "entry", "items")
-
-    def __init__(self, node: Inode, entry: Entry):
-        self.node = node
-        self.entry = entry      # held while the folder is open
-        # (encoded name, name, entry, is_dot) snapshot taken on the first readdir, so offsets
-        # stay valid for this handle even if the directory is re-listed meanwhile
-        self.items: list[tuple[bytes, str, Entry, bool]] | None = None
-
-
-def _valid_name(name: str) -> bool:
-    return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
 
 
 class Operations(pyfuse3.Operations):
@@ -72,7 +48,7 @@ class Operations(pyfuse3.Operations):
         self._statfs_path = statfs_path
         self._fh = itertools.count(1)
         self._files: dict[int, File] = {}
-        self._dirs: dict[int, _DirHandle] = {}
+        self._dirs: dict[int, DirHandle] = {}
         # folder inode -> {inode: name} of its listing, for files held from a listing
         self._names: dict[int, dict[int, str]] = {}
         self._names_lock = threading.Lock()
@@ -113,7 +89,7 @@ class Operations(pyfuse3.Operations):
             if entry is None:       # gone from its folder (a real folder changed)
                 raise fail(errno.ESTALE)
             node.path = self.inodes.child_path(folder, name)
-            node.mtime_ns, node.access = _inherit(entry, folder)
+            node.mtime_ns, node.access = inherit(entry, folder)
         elif entry is None:
             try:
                 entry = (await self._work(walk, self.inodes.root.entry, node.path))[-1]
@@ -194,7 +170,7 @@ class Operations(pyfuse3.Operations):
         if entry is None:
             return negative_entry(self.policy)
         path = self.inodes.child_path(parent, sname)
-        mtime, access = _inherit(entry, parent)
+        mtime, access = inherit(entry, parent)
         known = self.inodes.find_path(path)
         if (known is not None and known.attrs is not None and known.entry is entry
                 and known.mtime_ns == mtime and known.access == access):
@@ -227,7 +203,7 @@ class Operations(pyfuse3.Operations):
         if not isinstance(entry, Dir):
             raise fail(errno.ENOTDIR)
         fh = next(self._fh)
-        self._dirs[fh] = _DirHandle(node, entry)
+        self._dirs[fh] = DirHandle(node, entry)
         return fh
 
     @handler
@@ -235,42 +211,18 @@ class Operations(pyfuse3.Operations):
         h = self._dirs.get(fh)
         if h is None:
             raise fail(errno.EBADF)
-        if h.items is None:
-            kids = await self._children(h.entry)
-            parent = self.inodes.find_path(h.node.parent_path) if h.node.path else h.node
-            items = [(b".", ".", h.entry, True), (b"..", "..", (parent and parent.entry) or h.entry, True)]
-            for name, entry in list(kids.items()):
-                if _valid_name(name):
-                    items.append((name.encode(FS_ENCODING, FS_ERRORS), name, entry, False))
-                else:
-                    log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
-            h.items = items
+        items = h.items
+        if items is None:
+            items = h.items = snapshot(self.inodes, h, await self._children(h.entry))
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
         pos = start_id
-        while pos < len(h.items):
-            batch = h.items[pos : pos + _READDIR_BATCH]
-            sizes = known_sizes(e for _, _, e, _ in batch)
-            if sizes is None:
-                sizes = await self._work(lambda b=batch: [file_size(e) for _, _, e, _ in b])
-            for (bname, name, entry, is_dot), size in zip(batch, sizes):
-                attrs, path, mtime, access = self._listing_attrs(h.node, name, entry, is_dot, size)
-                if not pyfuse3.readdir_reply(token, bname, attrs, pos + 1):
-                    return
-                if not is_dot:  # the kernel now holds a reference (readdirplus)
-                    self.inodes.remember_listed(h.node, path, entry, mtime, attrs.st_ino, access)
-                pos += 1
-
-    def _listing_attrs(self, dirnode: Inode, name: str, entry: Entry, is_dot: bool, size: int):
-        if is_dot:
-            if name == "." or not dirnode.path:
-                node = dirnode
-            else:
-                node = self.inodes.find_path(dirnode.parent_path) or dirnode
-            return self._attrs(node, 0, entry), node.path, node.mtime_ns, node.access
-        path = self.inodes.child_path(dirnode, name)
-        mtime, access = _inherit(entry, dirnode)
-        attrs = make_attributes(self.inodes.number(path), entry, mtime, size, self.policy, access)
-        return attrs, path, mtime, access
+        while pos < 2:          # "." and ".."
+            node = h.parent if pos else h.node
+            if not pyfuse3.readdir_reply(token, items[pos][0].encode(), self._attrs(node, 0, items[pos][1]), pos + 1):
+                return
+            pos += 1
+        if pos < len(items):
+            await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
 
     @handler
     async def releasedir(self, fh):
@@ -293,7 +245,8 @@ class Operations(pyfuse3.Operations):
         self._files[fh] = entry
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
-        parent = self.inodes.find_path(node.parent_path) if node.path else None
+        # a file held from a listing has its folder's node at hand
+        parent = node.folder or (self.inodes.find_path(node.parent_path) if node.path else None)
         folder = parent.entry if parent is not None else None
         if isinstance(folder, Dir):
             if folder.wants_read_ahead(entry.name):
@@ -373,7 +326,12 @@ class Operations(pyfuse3.Operations):
     @handler
     async def getxattr(self, inode, name, ctx=None):
         sname = os.fsdecode(name)
-        value = (await self._xattrs(self._node(inode), sname)).get(sname)
+        node = self._node(inode)
+        # every attribute the tree shows is a user.* one: `ls -l` asks security.* of each
+        # file, which must not make a listed pak file's record and entry (tree/pak/files.py)
+        if not sname.startswith("user."):
+            raise fail(pyfuse3.ENOATTR)
+        value = (await self._xattrs(node, sname)).get(sname)
         if value is None:
             raise fail(pyfuse3.ENOATTR)
         return value

@@ -6,6 +6,7 @@ import gc
 import logging
 import os
 import signal
+import types
 from typing import Callable
 
 import pyfuse3
@@ -90,10 +91,44 @@ def _rare_young_collections() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
+class _ReadLock:
+    """What pyfuse3 takes around waiting for the next request (one task at a time
+    may wait on /dev/fuse), without trio.Lock's pass through the scheduler when it
+    is free: trio.Lock.acquire yields once even then, so every request cost two
+    scheduler passes, one of them for nothing (about a quarter of the CPU pyfuse3
+    and trio spend per request: benchmarks/README.md, find_floor.py)."""
+
+    def __init__(self):
+        self._held = False
+        self._lot = trio.lowlevel.ParkingLot()
+
+    async def __aenter__(self) -> None:
+        while self._held:
+            await self._lot.park()
+        self._held = True
+
+    async def __aexit__(self, *exc) -> None:
+        self._held = False
+        self._lot.unpark()
+
+
+def quick_request_wait() -> None:
+    """Hand pyfuse3 a trio whose Lock is _ReadLock. pyfuse3 reaches trio through its
+    module attribute `trio` (the way its own asyncio mode swaps it), and uses
+    trio.Lock only for that wait; left alone if a pyfuse3 does not look so."""
+    if getattr(pyfuse3, "trio", None) is not trio:
+        return
+    shim = types.ModuleType("trio")
+    shim.__dict__.update(vars(trio))
+    shim.Lock = _ReadLock
+    pyfuse3.trio = shim
+
+
 def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
     """Answer requests until unmounted or signalled, then make sure the mount is gone."""
     _tune_malloc()
     _rare_young_collections()
+    quick_request_wait()
     try:
         trio.run(_serve, mountpoint, on_ready)
     finally:

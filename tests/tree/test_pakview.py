@@ -174,7 +174,10 @@ def test_truncated_pak_is_an_error_folder_not_a_crash(tmp_path):
     assert _error_only(build_tree(str(tmp_path)).children()["Test.pak"])
 
 
-def test_unverifiable_raw_entry_answers_eio_and_folder_explains(tmp_path):
+def test_unverifiable_raw_entry_answers_eio_and_folder_explains(tmp_path, monkeypatch):
+    from gbxfs.formats.pak.errors import EntryError
+    # as in a fresh mount: no entry was ever bad, so listings skip looking at each entry's error
+    monkeypatch.setattr(EntryError, "any_set", False)
     files = [PakFile("R/good.bin", b"good" * 100), PakFile("R/bad.bin", bytes(range(256)) * 8)]
     _packs(tmp_path, files)
     p = tmp_path / "Test.pak"
@@ -192,6 +195,7 @@ def test_unverifiable_raw_entry_answers_eio_and_folder_explains(tmp_path):
         bad.read(0, 10)
     assert ei.value.errno == errno.EIO
     assert bad.error                                   # known now: FUSE refuses at once
+    assert EntryError.any_set                          # and listings look for it again
     assert "bad.bin" in read_all(folder.children()["error.txt"]).decode()
     assert folder.xattrs["user.gbxfs.error"]
     assert read_all(folder.children()["good.bin"]) == b"good" * 100

@@ -36,3 +36,15 @@ def stored_text(data: bytes | memoryview) -> str:
     if data and data[0] == 0xEF and data[:3] == _BOM:
         data = data[3:]
     return str(data, "utf-8", "replace")
+
+
+def text_at(buf: memoryview, p: int, end: int) -> str | None:
+    """The string stored at p in `buf` (u32 length, bytes) when all of it is there
+    before `end` and it has no byte order mark; None otherwise (the reader then takes
+    its general path, whose errors and BOM handling are its own)."""
+    if p + 4 > end:
+        return None
+    n = unpack_u32(buf, p)[0]
+    if n > MAX_STRING or p + 4 + n > end or (n > 2 and buf[p + 4] == 0xEF):
+        return None
+    return str(buf[p + 4:p + 4 + n], "utf-8", "replace") if n else ""

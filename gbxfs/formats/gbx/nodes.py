@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from . import classdb
 from .decl import Registry, registry
+from .decl.frame import root_frame
 from .errors import GbxError
 from .model import Chunk, ExternalRef, Node, NodeRef
 from .encoding import SKIP_MARKER
@@ -69,23 +70,23 @@ class NodeWalker:
             raise r.error(f"node index {index} outside the node list (numNodes {r.num_nodes})", at)
         existing = r.nodes.get(index)
         if isinstance(existing, ExternalRef):
-            return NodeRef("external", index, external=existing)
+            return NodeRef("external", index, None, existing)
         if existing is not None:
-            return NodeRef("back", index, node=existing)
+            return NodeRef("back", index, existing)
         p = r._pos
         if buf is not None and p + 4 <= r._end:
             raw_class_id = _u32(buf, p)[0]
             r._pos = p + 4
         else:
             raw_class_id = r.hex32()
-        return NodeRef("new", index, node=self.read_node(r, raw_class_id, index))
+        return NodeRef("new", index, self.read_node(r, raw_class_id, index))
 
     def direct_node(self, r: GbxReader) -> NodeRef | None:
         """A node stored as class id + chunks, without a slot (0xFFFFFFFF/-1 = null)."""
         class_id = r.hex32()
         if class_id == NULL_CLASS:
             return None
-        return NodeRef("direct", None, node=self.read_node(r, class_id, None))
+        return NodeRef("direct", None, self.read_node(r, class_id, None))
 
     def read_node(self, r: GbxReader, raw_class_id: int, index: int | None, hook: bool = True) -> Node:
         """ReadNode: create the node (slot `index`), call on_node, walk its chunks.
@@ -97,7 +98,7 @@ class NodeWalker:
         if info is None:
             info = self._classes[raw_class_id] = self._class_info(raw_class_id)
         class_id, archive = info
-        node = Node(index, class_id, raw_class_id=raw_class_id if raw_class_id != class_id else None)
+        node = Node(index, class_id, [], raw_class_id if raw_class_id != class_id else None)
         if hook and r.on_node is not None:
             r.on_node(class_id)
         if index is not None:
@@ -106,7 +107,10 @@ class NodeWalker:
         r.depth += 1
         try:
             if archive is None:
-                self._walk_chunks(r, node)
+                if r._buf is not None and not r.text:
+                    self._walk_in_memory(r, node)
+                else:
+                    self._walk_chunks(r, node)
             else:
                 self._walk_archive(r, node, archive)
         finally:
@@ -120,25 +124,16 @@ class NodeWalker:
         return class_id, archive if archive is not None and "archive" in archive.flags else None
 
     def _walk_chunks(self, r: GbxReader, node: Node) -> None:
-        """Read the chunks of `node` up to its end marker."""
+        """Read the chunks of `node` up to its end marker (text files, pull sources)."""
         reg = self.decls
         infos = reg.walk_cache
         base = r.offset_base
-        # binary in memory: chunk ids and skip markers read here from the buffer (the
-        # reader's own methods for everything else, and for the errors)
-        fast = r._buf is not None and not r.text
         while True:
-            p = r._pos
-            at = p - r._base        # r.tell()
-            if fast and p + 4 <= r._end:
-                raw_id = _u32(r._buf, p)[0]
-                r._pos = p = p + 4
-            else:
-                try:
-                    raw_id = r.chunk_id()
-                except GbxError as e:
-                    raise _walker_error(e.add_context(node=node_label(node), where="body"))
-                p = r._pos
+            at = r.tell()
+            try:
+                raw_id = r.chunk_id()
+            except GbxError as e:
+                raise _walker_error(e.add_context(node=node_label(node), where="body"))
             if raw_id == END_MARKER:
                 node.complete = True
                 return
@@ -148,22 +143,68 @@ class NodeWalker:
             info = infos.get(raw_id)
             if info is None:
                 info = infos[raw_id] = _chunk_info(reg, raw_id)
-            cid, stored_id, decl, name = info
-            if fast:
-                skip = p + 4 <= r._end and _u32(r._buf, p)[0] == SKIP_MARKER
-                if skip:
-                    r._pos = p + 4
-            else:
-                skip = r.skip_marker()
-            if skip:
+            cid, stored_id, decl, name, _ = info
+            if r.skip_marker():
                 _skippable(r, node, cid, stored_id, decl, name)
                 continue
             if decl is None:
-                err = GbxError(f"unknown chunk {cid:08X} is not skippable; the rest of the node cannot be read",
-                               offset=base + at, chunk_id=cid, node=node_label(node), where="body")
-                node.error = err
-                raise _walker_error(err)
+                _unknown_chunk(node, cid, base + at)
             _decode_chunk(r, node, decl, cid, stored_id, name)
+
+    def _walk_in_memory(self, r: GbxReader, node: Node) -> None:
+        """_walk_chunks for binary data in memory: chunk ids and skip markers read
+        straight from the buffer, and a non-skippable chunk decoded right here
+        (_decode_chunk and ChunkDecl.decode without their calls), since a map has
+        thousands of nodes of one or two chunks each."""
+        infos = self.decls.walk_cache
+        buf = r._buf
+        chunks = node.chunks
+        base = r.offset_base - r._base       # + a buffer position: the offset for errors/records
+        while True:
+            p = r._pos
+            end = r._end
+            if p + 4 > end:     # the reader's error for the missing chunk id
+                try:
+                    r.chunk_id()
+                except GbxError as e:
+                    raise _walker_error(e.add_context(node=node_label(node), where="body"))
+            raw_id = _u32(buf, p)[0]
+            p += 4
+            if raw_id == END_MARKER:
+                r._pos = p
+                node.complete = True
+                return
+            if len(chunks) >= MAX_CHUNKS_PER_NODE:
+                raise GbxError(f"more than {MAX_CHUNKS_PER_NODE} chunks in one node", offset=base + p - 4,
+                               node=node_label(node), where="body")
+            info = infos.get(raw_id)
+            if info is None:
+                info = infos[raw_id] = _chunk_info(self.decls, raw_id)
+            cid, stored_id, decl, name, encapsulated = info
+            if p + 4 <= end and _u32(buf, p)[0] == SKIP_MARKER:
+                r._pos = p + 4
+                _skippable(r, node, cid, stored_id, decl, name)
+                continue
+            r._pos = p
+            if decl is None:
+                _unknown_chunk(node, cid, base + p - 4)
+            if encapsulated:
+                _decode_chunk(r, node, decl, cid, stored_id, name)
+                continue
+            frame = root_frame(cid, node)
+            try:
+                decl.run(r, frame)
+            except GbxError as e:
+                q = r._pos
+                chunks.append(Chunk(cid, base + p, q - p, bytes(buf[p:q]), False, None,
+                                    e.add_context(chunk_id=cid, node=node_label(node), where="body"), stored_id,
+                                    False, False, name))
+                node.error = e
+                raise
+            q = r._pos
+            # all fields given by position: a keyword costs more than the record's other work
+            chunks.append(Chunk(cid, base + p, q - p, bytes(buf[p:q]), False, frame.values, None, stored_id,
+                                False, False, name))
 
     def _walk_archive(self, r: GbxReader, node: Node, decl: Any) -> None:
         """A class that archives itself (declared with the `archive` flag under its
@@ -189,11 +230,21 @@ def _decode_chunk(r: GbxReader, node: Node, decl: Any, cid: int, stored_id: int 
         raise error
 
 
-def _chunk_info(reg: Registry, raw_id: int) -> tuple[int, int | None, Any, str | None]:
+def _chunk_info(reg: Registry, raw_id: int) -> tuple[int, int | None, Any, str | None, bool]:
     """What the walker needs of a chunk id as stored: (current id, stored id when it
-    was remapped, declaration, name). The same for every file: kept in the registry."""
+    was remapped, declaration, name, encapsulated). The same for every file: kept in
+    the registry."""
     cid = classdb.remap_chunk(raw_id)
-    return cid, raw_id if raw_id != cid else None, reg.get(cid), reg.chunk_name(cid)
+    decl = reg.get(cid)
+    return (cid, raw_id if raw_id != cid else None, decl, reg.chunk_name(cid),
+            decl is not None and "encapsulated" in decl.flags)
+
+
+def _unknown_chunk(node: Node, cid: int, offset: int) -> None:
+    err = GbxError(f"unknown chunk {cid:08X} is not skippable; the rest of the node cannot be read",
+                   offset=offset, chunk_id=cid, node=node_label(node), where="body")
+    node.error = err
+    raise _walker_error(err)
 
 
 def _walker_error(e: GbxError) -> GbxError:

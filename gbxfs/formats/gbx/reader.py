@@ -17,7 +17,7 @@ import struct
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from .encoding import ARRAY_FORMATS, MAX_COUNT, MAX_STRING, SKIP_MARKER, stored_text
+from .encoding import ARRAY_FORMATS, MAX_COUNT, MAX_STRING, SKIP_MARKER, stored_text, text_at
 from .encoding import (unpack_2f as _2f, unpack_3f as _3f, unpack_4f as _4f, unpack_f32 as _f32, unpack_i8 as _i8,
                        unpack_i16 as _i16, unpack_i32 as _i32, unpack_i64 as _i64, unpack_u16 as _u16,
                        unpack_u32 as _u32, unpack_u64 as _u64)
@@ -58,7 +58,12 @@ class GbxReader:
         if isinstance(source, (bytes, bytearray, memoryview)):
             source = BufferSource(source)
         if isinstance(source, BufferSource):
-            self._buf: memoryview | None = source.view
+            # the bytes object under the view when the view is all of it: struct reads
+            # from bytes, its items and slices cost less than a view's (a slice is one
+            # copy, not a view object and then a copy)
+            view = source.view
+            data = view.obj
+            self._buf: bytes | memoryview | None = data if type(data) is bytes and len(data) == len(view) else view
             self._pos = source.pos
             self._base = source.pos
             self._end: int | None = source.end
@@ -107,7 +112,7 @@ class GbxReader:
         return GbxError(reason, offset=self.offset_base + (self.tell() if offset is None else offset))
 
     def _take(self, n: int) -> bytes | memoryview:
-        """Exactly n bytes (a memoryview slice in memory mode)."""
+        """Exactly n bytes (a slice of the buffer in memory mode)."""
         p = self._pos
         e = p + n
         if n < 0 or (self._end is not None and e > self._end):
@@ -256,14 +261,12 @@ class GbxReader:
 
     def string(self) -> str:
         buf = self._buf
-        if buf is not None:        # in memory and all there: no other call
+        if buf is not None:        # in memory and all there: one call
             p = self._pos
-            if p + 4 <= self._end:
-                n = _u32(buf, p)[0]
-                q = p + 4 + n
-                if n <= MAX_STRING and q <= self._end:
-                    self._pos = q
-                    return stored_text(buf[p + 4:q])
+            text = text_at(buf, p, self._end)
+            if text is not None:
+                self._pos = p + 4 + _u32(buf, p)[0]
+                return text
         n = self.u32()
         if n > MAX_STRING:
             raise self.error(f"string length {n} too large", self.tell() - 4)
@@ -302,6 +305,24 @@ class GbxReader:
         return (read_id(self), read_id(self), read_id(self))
 
     def fileref(self) -> dict[str, Any]:
+        buf = self._buf
+        if buf is not None and not self.text:
+            # in memory: a file reference without checksum (version below 3) read here
+            # when all of it is there; else (nothing consumed) field by field below
+            p = self._pos
+            end = self._end
+            if p + 5 <= end and buf[p] < 3:
+                version = buf[p]
+                path = text_at(buf, p + 1, end)
+                if path is not None:
+                    q = p + 5 + _u32(buf, p + 1)[0]
+                    if not (path and version >= 1):
+                        self._pos = q
+                        return {"version": version, "file": path}
+                    url = text_at(buf, q, end)
+                    if url is not None:
+                        self._pos = q + 4 + _u32(buf, q)[0]
+                        return {"version": version, "file": path, "locator_url": url}
         version = self.u8()
         checksum = self.bytes(32) if version >= 3 else None
         path = self.string()

@@ -18,10 +18,11 @@ import weakref
 from typing import Any, Iterator, Sequence
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
-from gbxfs.formats.pak.entry import PakEntry, NoCache
+from gbxfs.formats.pak.entry import PakEntry, NoCache, static_error
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, MAGIC, PakFileRecord,
                                       PakHeader, read_header)
+from gbxfs.formats.pak.records import COMPRESSED_FLAGS
 from gbxfs.formats.pak.metadata import Metadata, read_metadata
 from gbxfs.formats.pak.stream import EncryptedStream, ReadAt, read_exact
 from gbxfs.formats.pak.table import FileTable
@@ -121,6 +122,12 @@ class PakArchive:
     def gbx_header(self, index: int) -> bytes | None:
         """File `index`'s GBX header from the metadata section (None: no record)."""
         return self.metadata().headers.get(index)
+
+    def static_error(self, size: int, stored_size: int, offset: int, flags: int) -> str | None:
+        """What entry() of a file with these table fields would find wrong before
+        reading anything (None: nothing), without making the entry."""
+        return static_error(self.size, self.header.data_offset + offset, size, stored_size,
+                            bool(flags & COMPRESSED_FLAGS))
 
     def entry(self, rec: PakFileRecord) -> PakEntry:
         e = self._entries.get(rec.index)

@@ -19,7 +19,7 @@ import zlib
 from typing import Any, Iterator
 
 from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
-from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.errors import EntryError, PakError
 from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.recover import recover
@@ -47,7 +47,21 @@ class NoCache:
         pass
 
 
-class PakEntry(StoredPieces):
+def static_error(file_size: int, start: int, size: int, stored_size: int, compressed: bool) -> str | None:
+    """Why an entry cannot be read, from its file table fields alone (None: it may be).
+    `start`: where its data begins in the pak (data offset + the entry's offset).
+    The tree asks this of a listing's files without making an entry per file."""
+    end = start + 8 + align8(stored_size)
+    if end > file_size:
+        return f"pak truncated: data ends at {end:#x}, the pak has {file_size:#x} bytes"
+    if not compressed and stored_size < size:
+        return f"stored entry holds {stored_size} bytes, the file table says {size}"
+    if compressed and size and not stored_size:
+        return "compressed entry has no data"
+    return None
+
+
+class PakEntry(StoredPieces, EntryError):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
 
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
@@ -66,7 +80,7 @@ class PakEntry(StoredPieces):
         self._folds: list[tuple[int, int]] = []
         self._inflate: SeekableInflate | None = None
         self._kind: str | None = None
-        self.error: str | None = self._static_error(file_size)
+        self.error = self._static_error(file_size)
         self.checked = self.error is not None
         # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
         self.ahead_mark = False
@@ -75,14 +89,7 @@ class PakEntry(StoredPieces):
 
     def _static_error(self, file_size: int) -> str | None:
         rec = self.rec
-        end = self.start + 8 + self.length
-        if end > file_size:
-            return f"pak truncated: data ends at {end:#x}, the pak has {file_size:#x} bytes"
-        if not rec.compressed and rec.stored_size < rec.size:
-            return f"stored entry holds {rec.stored_size} bytes, the file table says {rec.size}"
-        if rec.compressed and rec.size and not rec.stored_size:
-            return "compressed entry has no data"
-        return None
+        return static_error(file_size, self.start, rec.size, rec.stored_size, rec.compressed)
 
     # -- plain data ---------------------------------------------------------------
     def _plain(self, offset: int, size: int) -> bytes:
@@ -117,15 +124,24 @@ class PakEntry(StoredPieces):
     # that (a separate probe of the first page cost a read and a decryption more)
     one_read = True
 
-    def _whole(self) -> bytes | None:
-        """All the stored bytes decrypted in one call, without folds (None if
-        they cannot be read: the general path says why); decides `kind`."""
+    def whole_stream(self) -> tuple | None:
+        """(read_at, key, IV offset, ciphertext length) when read_ahead() would decrypt
+        the whole entry (a batch decrypts many at once: batch.py); else None."""
+        if self.checked or self._kind is not None or not self.one_read or not 0 < self.size <= SMALL_ENTRY:
+            return None
+        return self._read_at, self._key, self.start, self.length
+
+    def _whole(self, plain: bytes | None = None) -> bytes | None:
+        """All the stored bytes decrypted in one call, without folds (None if they
+        cannot be read: the general path says why); decides `kind`. `plain`: them
+        decrypted already (a batch: whole_stream)."""
         if self._kind is not None or not self.one_read or self.error is not None:
             return None
-        try:
-            plain = self._plain(0, self.length)
-        except PakError:
-            return None
+        if plain is None or len(plain) != self.length:
+            try:
+                plain = self._plain(0, self.length)
+            except PakError:
+                return None
         self._kind = self._kind_of(plain[: min(self.rec.stored_size, PAGE)])
         return plain
 
@@ -253,14 +269,15 @@ class PakEntry(StoredPieces):
                 return piece[offset - first : end - first]
         return None
 
-    def read_ahead(self) -> int:
+    def read_ahead(self, plain: bytes | None = None) -> int:
         """Verify a small entry nobody read yet and put all its bytes in the
         cache, for read_cached() (a folder reads its next entries ahead in one
         worker-thread visit). An unverifiable entry records its error. The
-        bytes it cost (0: nothing to do)."""
+        bytes it cost (0: nothing to do). `plain`: its stored bytes decrypted
+        already, without folds (batch.py; verified here like any others)."""
         if self.checked or not 0 < self.size <= SMALL_ENTRY:
             return 0
-        plain = self._whole()
+        plain = self._whole(plain)
         try:
             if self._first_read(keep=True, plain=plain) is not None:
                 return self.size

@@ -31,7 +31,11 @@ FIXED = struct.Struct("<5IQ")
 _HEAD = struct.Struct("<iI")
 _U32 = struct.Struct("<I")
 _FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
-PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read
+PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read, at most
+# what a piece asks for per file still to read (36 fixed bytes and a name): the header
+# stream goes on into the entries' data, so asking a whole PIECE for a small table
+# decrypted several times the table (a 2,500-file table is about 150 KB)
+RECORD_GUESS = 64
 # what one folder of the folder table keeps (object, path tuple, name strings); rounded up
 FOLDER_COST = 400
 
@@ -82,6 +86,17 @@ class FileTable(Sequence[PakFileRecord]):
             return self._records[i].name
         at = self.offsets[i]
         return decode_name(self.raw[at + 8:at + 8 + _HEAD.unpack_from(self.raw, at)[1]])
+
+    def row(self, i: int) -> tuple[str, tuple[int, int, int, int, int, int]]:
+        """File i's stored name and fixed fields (as fixed_fields() gives them),
+        without making its record."""
+        if self._records is not None:
+            r = self._records[i]
+            return r.name, (r.unknown, r.size, r.stored_size, r.offset, r.class_id, r.flags)
+        raw = self.raw
+        at = self.offsets[i] + 8
+        end = at + _U32.unpack_from(raw, at - 4)[0]
+        return decode_name(raw[at:end]), FIXED.unpack_from(raw, end)
 
     def fixed_fields(self) -> Iterator[tuple[int, int, int, int, int, int]]:
         """(unknown, size, stored size, offset, class id, flags) of every file, in order."""
@@ -189,7 +204,7 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
 
 
 def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int) -> int:
-    piece = more(PIECE)
+    piece = more(min(PIECE, max(4096, (count - i) * RECORD_GUESS)))
     if not piece:
         raise PakError(f"pak header truncated: file {i} of {count} is cut off")
     raw += piece

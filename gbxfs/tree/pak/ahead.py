@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from gbxfs.formats.pak.batch import decrypt_streams
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
 
 # what one batch verifies at most: entries and bytes (the bytes stay in the cache
@@ -62,27 +63,47 @@ def read_ahead(folder, name: str) -> None:
     thread), and mark the middle of the batch for the next one. Entries
     already verified at the start are passed over (the background batch starts
     from the entry that triggered it); the batch stops at the first verified
-    one after that (another reader covers what follows) or at its bounds."""
-    done: list[PakEntry] = []
+    one after that (another reader covers what follows) or at its bounds.
+    The batch's entries are decrypted together (formats/pak/batch.py), then
+    each is verified on its own."""
+    batch: list[PakEntry] = []
     budget = 0
     full = False
     for scanned, e in enumerate(walk_from(folder, name)):
-        if len(done) >= READ_AHEAD_FILES or budget >= READ_AHEAD_BYTES:
+        if len(batch) >= READ_AHEAD_FILES or budget >= READ_AHEAD_BYTES:
             full = True
             break
         if scanned >= SCAN_LIMIT:
             break
         if e.checked or not 0 < e.size <= SMALL_ENTRY:
-            if done and e.checked:
+            if batch and e.checked:
                 break
             continue
+        budget += e.size
+        batch.append(e)
+    for e, plain in zip(batch, _decrypted(batch)):
         try:
-            budget += e.read_ahead()
+            e.read_ahead(plain)
         except OSError:
             break   # the pak cannot be read: the entry's own read reports it
-        done.append(e)
     if full:    # more to read where this batch stopped: the next one starts halfway through
-        done[len(done) // 2].ahead_mark = True
+        batch[len(batch) // 2].ahead_mark = True
+
+
+def _decrypted(batch: list[PakEntry]) -> list[bytes | None]:
+    """Each entry's stored bytes decrypted (no folds), in as few calls as the
+    pak's layout allows; None where an entry decrypts on its own."""
+    streams, at = [], []
+    for i, e in enumerate(batch):
+        s = e.whole_stream()
+        if s is not None:
+            streams.append(s)
+            at.append(i)
+    out: list[bytes | None] = [None] * len(batch)
+    if len(streams) > 1:
+        for i, plain in zip(at, decrypt_streams(streams)):
+            out[i] = plain
+    return out
 
 
 def take_mark(entry: PakEntry) -> bool:

@@ -8,14 +8,13 @@ known to be unverifiable.
 """
 from __future__ import annotations
 
-import errno
 import threading
 import itertools
 from typing import Iterator, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
-from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak.errors import EntryError
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.errors import GbxError
@@ -24,94 +23,12 @@ from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.gbx.view import open_gbx
-from gbxfs.tree.model import BytesFile, Dir, Entry, SourceFile
+from gbxfs.tree.model import BytesFile, Dir, Entry
 from gbxfs.tree.pak.ahead import read_ahead, take_mark
 from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
+from gbxfs.tree.pak.files import PakEntryFile, PakEntrySource, _record_xattrs
 from gbxfs.tree.pak.index import PakIndex
-from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR, typed_name
-
-
-class PakEntrySource:
-    """A pak entry as a ByteSource (for plain files and GBX folder views);
-    unverifiable -> EIO."""
-
-    __slots__ = ("entry", "size", "mtime_ns")
-    access = None      # a pak entry shows its pak's access bits (inherited from the pak folder)
-
-    def __init__(self, entry: PakEntry, mtime_ns: int):
-        self.entry = entry
-        self.size = entry.size
-        self.mtime_ns = mtime_ns
-
-    @property
-    def proof(self) -> str | None:
-        """How the entry's bytes were proven (GBX entries, once verified; else None)."""
-        return self.entry.proof
-
-    def read_at(self, offset: int, size: int) -> bytes:
-        try:
-            return self.entry.read(offset, size)
-        except PakError as e:
-            raise OSError(errno.EIO, f"pak entry cannot be verified: {e.reason}") from None
-
-    def read_at_nowait(self, offset: int, size: int) -> bytes | None:
-        """Bytes already verified and cached, without a worker thread (else None)."""
-        return self.entry.read_cached(offset, size)
-
-    def prefetch_offsets(self, offset: int) -> list[int]:
-        return self.entry.prefetch_pieces(offset)
-
-    def prefetch_at(self, offset: int) -> None:
-        try:
-            self.entry.prefetch(offset)
-        except PakError as e:
-            raise OSError(errno.EIO, f"pak entry cannot be read: {e.reason}") from None
-
-
-class PakEntryFile(SourceFile):
-    """A pak entry as a plain file: exact size up front, verified on first read.
-    `error` is what the entry knows so far (reading never happens to find it out)."""
-
-    __slots__ = ()
-
-    def __init__(self, name: str, entry: PakEntry, *, mtime_ns: int):
-        # one per file a pak folder lists (find makes 30,000 of them): the slots are
-        # set here rather than through the SourceFile/File/Entry initialisers, whose
-        # xattrs and error go to the record's and the entry's properties anyway
-        self.name = name
-        self.mtime_ns = mtime_ns
-        self.access = None
-        self.source = PakEntrySource(entry, mtime_ns)
-
-    @property
-    def entry(self) -> PakEntry:
-        return self.source.entry
-
-    def prefetch_offsets(self, offset: int) -> list[int]:
-        return self.source.prefetch_offsets(offset)
-
-    def prefetch_at(self, offset: int) -> None:
-        self.source.prefetch_at(offset)
-
-    # made from the record when asked: a dict per entry would cost ~250 bytes per file
-    @property
-    def xattrs(self):  # type: ignore[override]
-        return _record_xattrs(self.source.entry.rec, self.name)
-
-    @xattrs.setter
-    def xattrs(self, value) -> None:
-        if value:
-            raise AttributeError("a pak entry file's attributes are its record's")
-
-    @property
-    def error(self) -> str | None:       # type: ignore[override]
-        return self.source.entry.error
-
-    @error.setter
-    def error(self, value: str | None) -> None:
-        # File.__init__ clears it; afterwards only the entry decides
-        if value is not None:
-            raise AttributeError("a pak entry file's error is its entry's")
+from gbxfs.tree.pak.names import typed_name
 
 
 class PakGbxDir(Dir):
@@ -207,9 +124,11 @@ class PakTree:
         ctx, arc, mtime = self.ctx, self.arc, self.mtime
         gbx_folders = ctx.gbx_mode == "folder"
         version = arc.version
+        # None (a version 6+ pack): every file's entry is made now, which finds it
+        static = getattr(arc, "static_error", None)
 
-        def typed(rec) -> str | None:
-            return typed_name(rec.parts[-1], rec.class_id, version) if ctx.typed_names else None
+        def typed(name: str, class_id: int) -> str | None:
+            return typed_name(name, class_id, version) if ctx.typed_names else None
 
         kids: list[Entry] = list(self.root_extra) if node == 0 else []
         reserved = _ROOT_RESERVED if node == 0 else _FOLDER_RESERVED
@@ -217,13 +136,16 @@ class PakTree:
             if isinstance(v, int):
                 kids.append(PakFolder(name, self, v, cheap=index.size(v) <= CHEAP_LISTING, mtime_ns=mtime))
                 continue
-            entry = arc.entry(v)
+            i, (_, size, stored_size, offset, _, flags) = v
             # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
-            if gbx_folders and name.lower().endswith(".gbx") and v.size:
-                e: Entry = PakGbxDir(name, entry, arc, ctx, mtime)
-                e.xattrs.update(_record_xattrs(v, name))
+            if gbx_folders and size and name.lower().endswith(".gbx"):
+                rec = table[i]
+                e: Entry = PakGbxDir(name, arc.entry(rec), arc, ctx, mtime)
+                e.xattrs.update(_record_xattrs(rec, name))
             else:
-                e = PakEntryFile(name, entry, mtime_ns=mtime)
+                e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
+                if static is None or static(size, stored_size, offset, flags) is not None:
+                    e.entry         # made now: an unreadable file shows in error.txt at once
             kids.append(e)
         # maps.csv / replays.csv under names no archive entry has
         kids += index_files({e.name: e for e in kids}, ctx.cache, ("gbx.index", arc, node))
@@ -277,7 +199,10 @@ class PakFolder(Dir):
 
     def children(self) -> Mapping[str, Entry]:
         kids = self._listing()
-        bad = [(e.rec, e.error) for e in map(_pak_entry, kids.values()) if e is not None and e.error]
+        if not EntryError.any_set:      # no entry anywhere ever found bad: nothing to look for
+            return kids
+        # entries not made yet are unread: only a made one can know it is unverifiable
+        bad = [(e.rec, e.error) for e in map(_pak_entry, _made(kids)) if e is not None and e.error]
         if not bad or ERROR_NAME in kids:
             return kids
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
@@ -315,14 +240,18 @@ class PakFolder(Dir):
         """True when opening `name` should read ahead (an unread small pak entry)."""
         kids = self.peek()
         e = kids.get(name) if kids is not None else None
-        return isinstance(e, PakEntryFile) and not e.entry.checked and e.entry.size <= SMALL_ENTRY
+        if not isinstance(e, PakEntryFile) or e.size() > SMALL_ENTRY:
+            return False
+        made = e.made
+        return made is None or not made.checked
 
     def wants_prefetch(self, name: str) -> bool:
         """True (once) when opening `name`, already read ahead, should start the
         next read-ahead batch without waiting for it (tree/pak/ahead.py)."""
         kids = self.peek()
         e = kids.get(name) if kids is not None else None
-        return isinstance(e, PakEntryFile) and take_mark(e.entry)
+        made = e.made if isinstance(e, PakEntryFile) else None
+        return made is not None and take_mark(made)
 
     def read_ahead(self, name: str) -> None:
         """Verify `name` and the small unread entries a tree walk opens after it,
@@ -348,9 +277,15 @@ class PakFolder(Dir):
                 yield "file", e.entry
 
 
+def _made(kids: Mapping[str, Entry]) -> list[Entry]:
+    """The listed entries whose PakEntry may exist (one pass, no call per file)."""
+    return [e for e in kids.values() if e.__class__ is not PakEntryFile or e._src is not None]
+
+
 def _pak_entry(e: Entry) -> PakEntry | None:
+    """The PakEntry behind a listed entry, if made (never makes one)."""
     if isinstance(e, PakEntryFile):
-        return e.entry
+        return e.made
     if isinstance(e, PakGbxDir):
         return e._entry
     return None
@@ -366,14 +301,6 @@ def _meta_header(arc: PakArchive, index: int):
     except GbxError:
         return None, 256
     return h, 2 * len(data) + 4096
-
-
-def _record_xattrs(rec, shown_name: str) -> dict[str, bytes]:
-    xattrs = {"user.pak.index": str(rec.index).encode(), "user.pak.flags": f"{rec.flags:#x}".encode(),
-              CLASS_XATTR: f"{rec.class_id:08X}".encode()}
-    if shown_name != rec.parts[-1]:     # typed from the class, or made unique
-        xattrs[STORED_NAME_XATTR] = rec.parts[-1].encode("utf-8", "replace")
-    return xattrs
 
 
 # names the view itself puts in folders: an archive entry never takes them

@@ -25,6 +25,7 @@ import sys
 from array import array
 from typing import Iterable, Iterator
 
+from gbxfs.formats.pak.records import _component
 from gbxfs.formats.pak.table import FileTable
 
 # what one node costs (object, dicts, lists, name strings); rounded up
@@ -90,9 +91,10 @@ class PakIndex:
         return len(n.subs) + len(n.extra) + sum(self.starts[f + 1] - self.starts[f] for f in n.folders)
 
     def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed) -> list[tuple[str, object]]:
-        """(shown name, node id) for each sub-folder and (shown name, file record)
-        for each file, in listing order. `typed(record)` gives a file's typed
-        name or None."""
+        """(shown name, node id) for each sub-folder and (shown name, (file index,
+        fixed fields)) for each file, in listing order, without a record per file
+        (fixed fields as FileTable.fixed_fields gives them). `typed(name, class_id)`
+        gives a file's typed name or None."""
         n = self.nodes[node]
         streams = [self._files(f) for f in n.folders]
         if n.extra:
@@ -101,6 +103,7 @@ class PakIndex:
         subs = iter(n.subs)
         pending = next(subs, None)
         shown: dict[str, object] = {}
+        special, row = self.special, table.row
 
         def add(name: str, value: object) -> None:
             shown[_unique(name, shown, reserved)] = value
@@ -109,8 +112,17 @@ class PakIndex:
             while pending is not None and pending[0] < i:
                 add(pending[1], pending[2])
                 pending = next(subs, None)
-            rec = table[i]
-            add(typed(rec) or rec.parts[-1], rec)
+            if i in special:        # a sub-path: shown in the folder it names, under its last part
+                rec = table[i]
+                name, fixed = rec.parts[-1], (rec.unknown, rec.size, rec.stored_size, rec.offset,
+                                              rec.class_id, rec.flags)
+            else:                   # one plain component (tree/pak/entries.py's naming rules)
+                stored, fixed = row(i)
+                name = _component(stored)
+            name = (typed(name, fixed[4]) or name) if "." not in name else name
+            if name in shown or name in reserved:
+                name = _unique(name, shown, reserved)
+            shown[name] = (i, fixed)
         while pending is not None:
             add(pending[1], pending[2])
             pending = next(subs, None)

@@ -22,16 +22,17 @@ at run time); only the declarations a file uses are generated.
 """
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any, Callable
 
 from ..expr import compile_expr
 from ..encoding import MAX_COUNT
 from . import ast as dsl
-from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _fusable
+from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure
 from .frame import Frame
 from .genexpr import ExprSource
-from .genfields import FieldWriter
+from .genfields import FieldWriter, gen_fusable
 from .genruntime import BASE_NS
 from .scopes import counts, name_source
 
@@ -50,19 +51,16 @@ class CodeGen:
         self._n = 0
         self._lock = threading.Lock()
 
-    def lazy(self, stmts: list[dsl.Stmt], file: str, slow: Callable[[], Callable], install: Callable[[Callable], None]
-             ) -> Callable:
-        """A run(r, f) that generates the real one on its first call and hands it to
-        `install` (which replaces this stub where it is kept). `slow()` makes the
-        closures (compile.py) that text files and pull sources run: on first use too
-        (tens of thousands of closures and cells for every declaration would be
-        compiled at load, and every full garbage collection would walk them)."""
-        def first(r: Any, f: Frame) -> None:
-            with self._lock:    # parses run in worker threads: names in the namespace stay unique
-                fn = self.function(stmts, file, slow)
-            install(fn)
-            fn(r, f)
-        return first
+    def chunk_function(self, stmts: list[dsl.Stmt], file: str, fresh: bool) -> Callable:
+        """The generated run(r, f) of a chunk's linked statements. fresh: for a frame
+        that holds nothing yet (the walker's and `decode`'s), whose names the scope
+        analysis then knows; else for a frame `read chunk` shares with another chunk.
+        The closures (compile.py) that text files and pull sources run are made on
+        their first use too (tens of thousands of closures and cells for every
+        declaration would be compiled at load, and every full garbage collection
+        would walk them)."""
+        with self._lock:    # parses run in worker threads: names in the namespace stay unique
+            return self.function(stmts, file, functools.partial(self.compiler.block, stmts, file), fresh)
 
     # -- names in the namespace ---------------------------------------------------------
     def const(self, value: Any) -> str:
@@ -95,10 +93,12 @@ class CodeGen:
         return name
 
     # -- functions -----------------------------------------------------------------------
-    def function(self, stmts: list[dsl.Stmt], file: str, slow: Callable) -> Callable:
+    def function(self, stmts: list[dsl.Stmt], file: str, slow: Callable, fresh: bool = False) -> Callable:
         self._n += 1
         name = f"chunk_{self._n}"
         em = _Emitter(self, file, False)
+        if fresh:               # the chunk's frame starts empty: its scope is analysed
+            em.enter(0, stmts)
         em.line(0, f"def {name}(r, f):")
         em.line(1, "if r.text or r._buf is None:")
         em.line(2, f"return {self.on_first_use(slow)}(r, f)")
@@ -133,10 +133,10 @@ class _Emitter(FieldWriter):
     """Source lines of one function. Depth d names the scope: frame f{d}, values v{d}."""
 
     def __init__(self, gen: CodeGen, file: str, struct: bool):
-        self.gen, self.file = gen, file
+        self.gen, self.file, self.struct = gen, file, struct
         self.lines: list[str] = []
         # per depth: how often each name may be set in that scope's frame, at most (None:
-        # unknown, or the frame is shared: a chunk's own frame is also `read chunk`'s)
+        # unknown, or a chunk's frame that `read chunk` shares with another chunk)
         self.scopes: list[dict[Any, int] | None] = [None]
         # per depth: names certainly set (once) at the point being written, read
         # without a check (scopes.name_source)
@@ -174,7 +174,8 @@ class _Emitter(FieldWriter):
         self.line(1, "v0 = f.values")
 
     def expr(self, text: str, d: int) -> str:
-        src = ExprSource(lambda n: name_source(self.scopes, self.sure, n, d, self.outer, self.frame, self.no_latest),
+        src = ExprSource(lambda n: name_source(self.scopes, self.sure, n, d, self.outer, self.frame, self.no_latest,
+                                               self.struct),
                          self.gen.const).source(text)
         if src is None:       # not translated: the reference closure
             return f"{self.gen.obj(compile_expr(text)[0])}({self.frame(d)}, r)"
@@ -207,9 +208,9 @@ class _Emitter(FieldWriter):
         i = 0
         while i < len(stmts):
             j = i
-            while j < len(stmts) and _fusable(stmts[j]):
+            while j < len(stmts) and gen_fusable(stmts[j]):
                 j += 1
-            if j - i >= 2:          # the same runs compile.py fuses (same errors)
+            if j - i >= 2:          # compile.py's runs, and enum ints (same errors)
                 self.fused(stmts[i:j], d, ind)
                 i = j
             else:
@@ -301,6 +302,9 @@ class _Emitter(FieldWriter):
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: loop count {s.count!r} is ')} + repr(n{d}) + "
                            f"', not an integer')")
         self.line(ind, f"r.check_count(n{d}, 0, {self.gen.const(f'{where} count {s.count}')})")
+        outer = ind
+        if self.records(s.body, d, ind):     # all items there: read in one go; else item by item
+            ind += 1
         self.line(ind, f"items{d} = []")
         self.line(ind, f"counted{d} = 0")
         self.line(ind, f"while counted{d} < n{d}:")
@@ -318,7 +322,7 @@ class _Emitter(FieldWriter):
         self.line(ind + 1, "else:")
         self.line(ind + 2, f"items{d}.append(v{d + 1})")
         self.line(ind + 1, f"counted{d} += 1")
-        self.set(ind, d, s.name, f"items{d}")
+        self.set(outer, d, s.name, f"items{d}")
 
     def while_(self, s: dsl.While, d: int, ind: int) -> None:
         where = f"{self.file}:{s.line}"

@@ -164,9 +164,9 @@ class Compiler:
 
             def read_chunk(r: GbxReader, f: Frame) -> None:
                 decl = chunks.get((cid, target_def.header))
-                if decl is None or decl.run is None:
+                if decl is None:
                     raise GbxError(f"{where}: chunk {cid:08X} declaration unavailable")
-                decl.run(r, f)
+                decl.run_into(r, f)         # into this chunk's frame
             return read_chunk
         if isinstance(s, dsl.Encapsulated):
             body = self.block(s.body, file)

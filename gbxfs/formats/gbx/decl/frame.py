@@ -41,6 +41,20 @@ def child_frame(parent: "Frame", values: dict, index: int | None) -> "Frame":
     return f
 
 
+def root_frame(chunk_id: int, node: Any) -> "Frame":
+    """Frame(None, chunk_id, node) without the class call's machinery (a chunk's own
+    scope: one per decoded chunk)."""
+    f = _new(Frame)
+    f.values = {}
+    f.latest = None
+    f.parent = None
+    f.chunk_id = chunk_id
+    f.depth = 0
+    f.index = None
+    f.node = node
+    return f
+
+
 class Frame:
     """Values of one scope (a chunk, a loop element, a struct) and its parent scope.
     A name read twice in one scope is kept as name, name_2, ...; expressions see the

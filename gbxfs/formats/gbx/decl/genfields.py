@@ -13,7 +13,16 @@ from typing import Any
 from ..model import Labeled
 from . import ast as dsl
 from .genruntime import INLINE, INT_TYPES
+from .compile import _fusable
 from .types import BY_NAME, META_NAMES, field_min_size
+
+
+def gen_fusable(s: dsl.Stmt) -> bool:
+    """A field the generated code reads in a run of fixed-size fields: compile.py's
+    (_fusable) and also integers with an enum, labelled after the run is unpacked. A
+    short run reads field by field with the closures, so the errors stay the same."""
+    return _fusable(s) or (isinstance(s, dsl.Field) and s.count is None and bool(s.enum)
+                           and s.type in INT_TYPES and s.type != "bool" and BY_NAME[s.type].fixed is not None)
 
 
 class FieldWriter:
@@ -42,10 +51,40 @@ class FieldWriter:
                 self.line(ind + 1, "if x > 1:")
                 self.line(ind + 2, f"raise _fbool(r, x, p, {off}, {self.gen.const(f'{where} {s.name}')})")
                 self.line(ind + 1, "x = x == 1")
+            elif s.enum:
+                self.line(ind + 1, f"x = {self.labels(s)}.get(x, x)")
             self.set(ind + 1, d, s.name)
         self.line(ind, "else:")          # too few bytes: field by field, for the error
         for s in fields:
             self.closure(ind + 1, s, d)
+
+    def records(self, body: list[dsl.Stmt], d: int, ind: int) -> bool:
+        """A counted loop whose items are only fixed-size numbers (no bool, no enum, each
+        name once): when all n{d} items are in the buffer, read them with one
+        iter_unpack into the list items{d}, each item the dict the item-by-item loop
+        makes. Writes `if <all there>: ... else:` and returns True (the caller writes
+        the item-by-item loop under the else, which also gives the errors of a short
+        read); False, nothing written, for other loops."""
+        if not body or not all(_fusable(s) and s.type != "bool" and isinstance(s.name, str) for s in body):
+            return False
+        names = [s.name for s in body]
+        if len(set(names)) != len(names):
+            return False
+        fmt, parts, index = "<", [], 0
+        for s in body:
+            code, n = BY_NAME[s.type].fixed
+            fmt += code
+            parts.append(f"{s.name!r}: t[{index}]" if n == 1 else f"{s.name!r}: t[{index}:{index + n}]")
+            index += n
+        size = struct.calcsize(fmt)
+        self.line(ind, "p = r._pos")
+        self.line(ind, f"q = p + n{d} * {size}")
+        self.line(ind, "if q <= end:")
+        self.line(ind + 1, "r._pos = q")
+        self.line(ind + 1, f"it = {self.gen.obj(struct.Struct(fmt).iter_unpack)}(buf[p:q])")
+        self.line(ind + 1, f"items{d} = [{{{', '.join(parts)}}} for t in it]")
+        self.line(ind, "else:")
+        return True
 
     def field(self, s: dsl.Field, d: int, ind: int) -> None:
         where = self.gen.const(f"{self.file}:{s.line} {s.name or s.type}")
@@ -63,14 +102,17 @@ class FieldWriter:
             return
         self.value(s.type, ind, where)
         if s.enum and s.type in INT_TYPES:     # ints (or bools): one shared Labeled per value
-            labeled = self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
-            self.line(ind, f"x = {labeled}.get(x, x)")
+            self.line(ind, f"x = {self.labels(s)}.get(x, x)")
         elif s.enum:
             enum = self.gen.obj(s.enum)
             self.line(ind, f"label = {enum}.get(x) if isinstance(x, int) else None")
             self.line(ind, "if label is not None:")
             self.line(ind + 1, "x = Labeled(x, label)")
         self.set(ind, d, s.name)
+
+    def labels(self, s: dsl.Field) -> str:
+        """Name of an integer field's value -> Labeled table (one shared Labeled per value)."""
+        return self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
 
     def array(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
         """`Type name[count]` as compile.py's read_array: bytes and numbers with one
@@ -133,7 +175,9 @@ class FieldWriter:
             self.line(ind + 1, f"k = {self.gen.obj(struct.Struct('<I').unpack_from)}(buf, p)[0]")
             self.line(ind + 1, "if k <= MAX_STRING and p + 4 + k <= end:")
             self.line(ind + 2, "r._pos = p + 4 + k")
-            self.line(ind + 2, "x = _text(buf[p + 4:p + 4 + k])")
+            # stored_text without its call: only a string that may start with a BOM takes it
+            self.line(ind + 2, "x = _text(buf[p + 4:p + 4 + k]) if k > 2 and buf[p + 4] == 0xEF else "
+                               "str(buf[p + 4:p + 4 + k], 'utf-8', 'replace') if k else ''")
             self.line(ind, "if x is None:")
             self.tagged_call(ind + 1, "r.string()", where)
         elif t == "noderef":     # what types.py's reader calls, without the call between

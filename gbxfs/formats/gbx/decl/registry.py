@@ -14,7 +14,7 @@ import functools
 import logging
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from .. import classdb
 from .ast import ChunkDef, DeclarationError, StructDef
@@ -25,8 +25,6 @@ from .link import Linker
 from .parser import parse_file
 
 log = logging.getLogger(__name__)
-
-Run = Callable[[Any, Frame], None]
 
 
 @dataclass
@@ -39,7 +37,9 @@ class ChunkDecl:
     file: str
     line: int
     definition: ChunkDef
-    run: Run | None = None
+    # the linked statements, from which `codegen` writes the decoder on first use
+    stmts: list | None = field(default=None, repr=False, compare=False)
+    codegen: Any = field(default=None, repr=False, compare=False)
 
     @property
     def header(self) -> bool:
@@ -53,6 +53,23 @@ class ChunkDecl:
     def unverified(self) -> bool:
         """Declared from public facts, not yet proven on a corpus file."""
         return "unverified" in self.flags
+
+    def run(self, r: Any, f: Frame) -> None:
+        """Read the chunk's fields into frame `f`, a chunk's frame that holds nothing
+        yet. The first call has the decoder written (codegen.py) and keeps it as this
+        instance's `run`, which from then on is called instead of this method.
+        Nothing per declaration until then (no closures, partials or bound methods):
+        every full garbage collection walks what the registry holds."""
+        fn = self.codegen.chunk_function(self.stmts, self.file, True)
+        self.run = fn       # type: ignore[method-assign]
+        fn(r, f)
+
+    def run_into(self, r: Any, f: Frame) -> None:
+        """`run` into a frame that may hold values already (`read chunk`: another
+        chunk's frame); written on first use like `run`."""
+        fn = self.codegen.chunk_function(self.stmts, self.file, False)
+        self.run_into = fn  # type: ignore[method-assign]
+        fn(r, f)
 
     def decode(self, r: Any, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:
         """Read this chunk's fields from `r`; returns the values (GbxError on bad data).
@@ -125,11 +142,10 @@ class Registry:
         for key, d in seen.items():
             try:
                 decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
-                stmts = linker.chunk(d)
                 # the closures serve text files and pull sources; binary in-memory
                 # data runs a generated function; both are made on first use
-                decl.run = codegen.lazy(stmts, d.file, functools.partial(compiler.block, stmts, d.file),
-                                        functools.partial(setattr, decl, "run"))
+                decl.stmts = linker.chunk(d)
+                decl.codegen = codegen
                 reg.chunks[key] = decl
             except DeclarationError as e:
                 reg.errors.append(e)

@@ -52,13 +52,16 @@ def counts(stmts: list[dsl.Stmt]) -> dict[Any, int] | None:
 
 
 def name_source(scopes: list[dict[Any, int] | None], sure: list[set[Any]], n: str, e: int, outer: dict[str, str],
-                frame: Callable[[int], str], no_latest: Callable[[int], str]) -> str:
+                frame: Callable[[int], str], no_latest: Callable[[int], str], struct: bool = True) -> str:
     """Source for name n at depth e, equal to Frame.lookup's answer: each scope
     that may hold n is checked inline; scopes that never set it are passed over;
     a scope where it may repeat (or unknown ones) ends in Frame.lookup.
     A name that no scope of a struct's function sets comes from the caller's frames,
     which nothing changes while the function runs: it is looked up once per call
     and kept in a local (named in `outer`, which the caller initialises to _UNSET).
+    In a chunk's function (struct False) depth 0 is the chunk's own frame, which
+    has no parent: a name no analysed scope holds is Frame.lookup's special names or
+    its KeyError.
     `sure[k]`: the names certainly set in depth k's scope by now (read without a
     check). `frame(k)` is the source of depth k's Frame, `no_latest(k)` of "it has no
     repeated names"."""
@@ -76,7 +79,9 @@ def name_source(scopes: list[dict[Any, int] | None], sure: list[set[Any]], n: st
                 tail = f"v{k}[{n!r}]"
                 break
             parts.append(f"v{k}[{n!r}] if {n!r} in v{k} else ")
-    if tail is None:        # only in a struct: its depth 0 was analysed
+    if tail is None and not struct:     # a chunk's fresh frame: depth 0 was analysed
+        tail = f"{frame(0)}.lookup({n!r}, r)"
+    if tail is None:        # in a struct: from the caller's frames
         var = outer.setdefault(n, f"o{len(outer)}")
         tail = f"({var} if {var} is not _UNSET else ({var} := f0.parent.lookup({n!r}, r)))"
     return "(" + "".join(parts) + tail + ")" if parts else tail

@@ -1,0 +1,116 @@
+"""readdirplus answers: a folder's listing as the kernel gets it, entry by entry.
+
+`find` over a Packs folder is a readdirplus of every folder, each entry with
+its attributes, and the kernel counts a reference to each (fuse/leaves.py).
+Nearly every entry is then a file that inherits its folder's mtime and access
+and has no inode node of its own: it takes the short way, with its number
+hashed on from its folder's path (inodes.folder_hash), attributes from values
+the listing shares (attrs.file_owner) and the references counted in one pass
+per reply. Everything else goes the general way (attrs.make_attributes,
+InodeTable.remember_listed).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Awaitable, Callable, Mapping
+
+import pyfuse3
+
+from gbxfs.fuse.attrs import AttrPolicy, file_attributes, file_owner, file_size, make_attributes
+from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
+from gbxfs.tree.model import Entry
+
+log = logging.getLogger("gbxfs.fuse")
+
+# entries per worker-thread hop when a listing needs sizes computed
+READDIR_BATCH = 128
+
+Items = list[tuple[str, Entry]]
+
+
+class DirHandle:
+    __slots__ = ("node", "entry", "items", "hash", "parent")
+
+    def __init__(self, node: Inode, entry: Entry):
+        self.node = node
+        self.entry = entry      # held while the folder is open
+        # (name, entry) snapshot taken on the first readdir, "." and ".." first, so offsets
+        # stay valid for this handle even if the directory is re-listed meanwhile
+        self.items: Items | None = None
+        self.hash = None        # the folder's path hash (inodes.folder_hash): numbers its entries
+        self.parent = node      # the node ".." shows (set with the items)
+
+
+def inherit(entry: Entry, parent: Inode):
+    """An entry's mtime and access: its own, else its parent's (views show the
+    mtime and the permissions of the file they come from)."""
+    return (entry.mtime_ns if entry.mtime_ns is not None else parent.mtime_ns,
+            entry.access if entry.access is not None else parent.access)
+
+
+def valid_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
+
+
+def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry]) -> Items:
+    """The handle's items: ".", "..", then the listing's valid names."""
+    parent = inodes.find_path(h.node.parent_path) if h.node.path else h.node
+    h.parent = parent or h.node
+    items = [(".", h.entry), ("..", (parent and parent.entry) or h.entry)]
+    items += [(n, e) for n, e in kids.items() if n and n != "." and n != ".." and "/" not in n and "\0" not in n]
+    if len(items) != len(kids) + 2:
+        for name in kids:
+            if not valid_name(name):
+                log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
+    return items
+
+
+async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy: AttrPolicy,
+                       work: Callable[..., Awaitable]) -> None:
+    """readdirplus replies for h.items[pos:] (pos >= 2: "." and ".." are the
+    caller's); item i is followed by offset i + 1. `work(fn)` runs fn in a
+    worker thread (sizes that need work, READDIR_BATCH at a time)."""
+    items, dirnode = h.items, h.node
+    if h.hash is None:
+        h.hash = folder_hash(dirnode.path)
+    base, full, reply = h.hash, inodes.full, pyfuse3.readdir_reply
+    mtime = dirnode.mtime_ns
+    mode, uid, gid = file_owner(dirnode.access, policy)
+    # listed files hang off the folder's node (fuse/leaves.py) while it has one
+    leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
+    sizes: dict[int, int] = {}      # sizes computed in a worker thread, by position
+    for pos in range(pos, len(items)):
+        name, entry = items[pos]
+        bname = name.encode(FS_ENCODING, FS_ERRORS)
+        x = base.copy()
+        x.update(bname)
+        ino = int.from_bytes(x.digest(), "little") & INODE_MASK
+        is_dir = entry.is_dir
+        size = 0 if is_dir else entry.size_hint()
+        if size is None:
+            size = sizes.get(pos)
+        if size is None:
+            if leaves:       # counted before waiting: the kernel has them
+                inodes.add_leaves(dirnode, leaves)
+                leaves.clear()
+            batch = [e for _, e in items[pos:pos + READDIR_BATCH]]
+            got = await work(lambda: [file_size(e) for e in batch])
+            sizes = dict(zip(range(pos, pos + len(got)), got))
+            size = sizes[pos]
+        node = full(ino)
+        if (node is None and not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
+                and entry.mtime_ns in (None, mtime)):
+            if not reply(token, bname, file_attributes(ino, size, mtime, policy, mode, uid, gid), pos + 1):
+                break
+            leaves.append(ino)
+            continue
+        path = inodes.child_path(dirnode, name)
+        if ino <= ROOT_INODE or (node is not None and node.path != path):
+            ino = inodes.number(path)       # rehashed with a salt (a collision)
+        emtime, access = inherit(entry, dirnode)
+        if not reply(token, bname, make_attributes(ino, entry, emtime, size, policy, access), pos + 1):
+            break
+        # the kernel now holds a reference (readdirplus)
+        inodes.remember_listed(dirnode, path, entry, emtime, ino, access)
+    if leaves:
+        inodes.add_leaves(dirnode, leaves)

@@ -1,0 +1,116 @@
+"""readdirplus of pak folders (fuse/listing.py, tree/pak/files.py): a listing
+makes no file record or PakEntry per file, its short way gives the attributes a
+lookup gives, `ls -l`'s security.* questions make nothing, and a file whose
+table fields are wrong still shows in error.txt at the first listing."""
+from __future__ import annotations
+
+import os
+import random
+
+import pyfuse3
+import trio
+
+from gbxfs.fuse.attrs import AttrPolicy
+from gbxfs.fuse.ops import Operations
+from gbxfs.formats.pak.writer import PakFile, write_packs
+from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.pak.files import PakEntryFile
+from gbxfs.tree.root import build_tree
+
+ROOT = pyfuse3.ROOT_INODE
+
+
+def _ops(folder) -> tuple[Operations, TreeContext]:
+    ctx = TreeContext(gbx_mode="file")
+    ctx.cache = ByteLRU(64 << 20)
+    return Operations(build_tree(str(folder), ctx), policy=AttrPolicy(uid=7, gid=8)), ctx
+
+
+def _files(n: int, seed: int) -> list[PakFile]:
+    rnd = random.Random(seed)
+    return [PakFile(f"Data/Sub/f{i:03d}.bin", rnd.randbytes(rnd.randrange(0, 3000))) for i in range(n)]
+
+
+async def _walk(ops: Operations, path: str) -> int:
+    inode = ROOT
+    for part in path.split("/"):
+        inode = (await ops.lookup(inode, part.encode(), None)).st_ino
+    return inode
+
+
+async def _list(ops: Operations, inode: int, monkeypatch) -> list[tuple[bytes, dict]]:
+    """The folder's readdirplus entries, their attributes copied as the kernel does."""
+    got = []
+
+    def reply(token, name, attrs, offset):
+        got.append((name, {k: getattr(attrs, k) for k in ("st_ino", "st_size", "st_mode", "st_uid", "st_gid",
+                                                           "st_mtime_ns", "st_blocks", "st_nlink")}))
+        return True
+    monkeypatch.setattr(pyfuse3, "readdir_reply", reply)
+    fh = await ops.opendir(inode, None)
+    await ops.readdir(fh, 0, None)
+    await ops.releasedir(fh)
+    return got[2:]
+
+
+def test_a_listing_makes_no_entry_per_file_and_ls_l_makes_none(tmp_path, monkeypatch):
+    files = _files(300, seed=3)
+    write_packs(tmp_path / "p", {"X": files})
+    ops, _ = _ops(tmp_path / "p")
+
+    async def main():
+        sub = await _walk(ops, "X.pak/Data/Sub")
+        listed = await _list(ops, sub, monkeypatch)
+        folder = ops.inodes.get(sub).entry
+        kids = folder.peek()
+        assert sorted(n.decode() for n, _ in listed) == sorted(kids) and len(kids) == 300
+        assert all(isinstance(e, PakEntryFile) and e.made is None for e in kids.values())
+        for _, a in listed:      # ls -l: a stat and a security.* question per file
+            assert (await ops.getattr(a["st_ino"], None)).st_size == a["st_size"]
+            try:
+                await ops.getxattr(a["st_ino"], b"security.selinux", None)
+            except pyfuse3.FUSEError as e:
+                assert e.errno == pyfuse3.ENOATTR
+            else:
+                raise AssertionError("security.selinux answered")
+        assert all(e.made is None for e in kids.values())
+        name, a = listed[17]
+        index = await ops.getxattr(a["st_ino"], b"user.pak.index", None)
+        assert int(index) == [f.path.rsplit("/", 1)[1] for f in files].index(name.decode())
+        assert kids[name.decode()].made is not None
+    trio.run(main)
+
+
+def test_listed_attributes_are_what_a_lookup_answers(tmp_path, monkeypatch):
+    files = _files(120, seed=4)
+    write_packs(tmp_path / "p", {"X": files})
+    ops, _ = _ops(tmp_path / "p")
+    sizes = {f.path.rsplit("/", 1)[1]: len(f.data) for f in files}
+
+    async def main():
+        sub = await _walk(ops, "X.pak/Data/Sub")
+        listed = await _list(ops, sub, monkeypatch)
+        for name, a in listed:
+            looked = await ops.lookup(sub, name, None)
+            assert a == {k: getattr(looked, k) for k in a}
+            assert a["st_size"] == sizes[name.decode()]
+    trio.run(main)
+
+
+def test_a_file_with_wrong_table_fields_shows_in_error_txt_at_once(tmp_path):
+    files = _files(20, seed=5) + [PakFile("Data/Sub/last.bin", bytes(range(256)) * 40, compress=False)]
+    paths = write_packs(tmp_path / "p", {"X": files})
+    pak = paths["X"]
+    os.truncate(pak, os.path.getsize(pak) - 2000)      # the last entry's data now ends past the end
+    ops, _ = _ops(tmp_path / "p")
+
+    async def main():
+        sub = await _walk(ops, "X.pak/Data/Sub")
+        kids = ops.inodes.get(sub).entry.children()
+        assert "error.txt" in kids
+        text = kids["error.txt"].read(0, 1 << 16).decode()
+        assert "last.bin: pak truncated" in text
+        assert kids["last.bin"].error.startswith("pak truncated")
+        assert kids["f000.bin"].made is None
+    trio.run(main)
