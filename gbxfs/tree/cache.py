@@ -141,9 +141,10 @@ class ByteLRU:
         return min(self._rank_bytes[DURABLE], int(DURABLE_SHARE * self.max_bytes))
 
     def _fit(self, keep: Hashable, rank: int) -> None:
-        """Evict until within the bound, less the room of values being made
-        (making(): they are not in the cache yet, but in memory). A value that fits only by evicting durable
-        values within their share is not kept itself (admission control: a parse
+        """Evict until within the bound, less the room of values being made or
+        held (making, hold: not in the cache, but in memory). A value that fits
+        only by evicting durable values within their share is not kept itself
+        (admission control: a parse
         as large as the cache would otherwise throw out the digests that spare
         making it again; the caller still gets the value it made)."""
         while self._bytes + self._in_flight + self._held > self.max_bytes:
@@ -266,7 +267,8 @@ class ByteLRU:
                     held = self._unhold(value)  # counted in the cache from now on, if kept
                     self.put(key, value, nbytes, rank=rank)
                     if held and key not in self._items:
-                        self.hold(value, held)
+                        self.hold(value, held)      # not kept: still in memory,
+                        self.reserve(0)             # so the cache makes its room
                 return value
         finally:
             with self._lock:

@@ -6,6 +6,8 @@ the bodies' digests (durable: listings and rendered chunk texts, see
 gbxfs/tree/gbx/digest.py) still bound the parses to two per map."""
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from gbxfs.tree import cache as cache_mod
@@ -220,6 +222,36 @@ def test_values_being_made_count_inside_the_bound():
     assert cache.current_bytes == 80
     with cache.making(200):         # larger than the cache: it empties, durable values within
         assert cache.current_bytes == 20 and cache.get("d1") == "D"    # their share stay
+
+
+def test_a_made_value_not_kept_counts_until_it_is_garbage():
+    """A parse too large to keep beside the digests is still in memory while its
+    caller uses it: held, it leaves that room in the bound; kept, it counts once."""
+    class Parse:                   # a made value (weakly referable, as ParsedBody)
+        pass
+
+    cache = ByteLRU(100)
+    cache.get_or_make("d1", lambda: ("D", 50), rank=DURABLE)
+
+    def make(nbytes):
+        def run():
+            value = Parse()
+            cache.hold(value, nbytes)          # what GbxParse._make_body does
+            return value, nbytes
+        return run
+
+    kept = cache.get_or_make("p1", make(30))  # fits beside d1: counted in the cache only
+    assert cache.get("p1") is kept and cache.held_bytes == 0 and cache.current_bytes == 80
+    big = cache.get_or_make("p2", make(60))   # would need d1's room: not kept, still held
+    assert cache.get("p2") is None and cache.held_bytes == 60
+    assert cache.get("p1") is None            # its room was made for the held one
+    cache.put("x", "x", 40)                   # 50 + 60 held: no room for it
+    assert cache.get("x") is None
+    del big
+    gc.collect()
+    assert cache.held_bytes == 0
+    cache.put("x", "x", 40)
+    assert cache.get("x") == "x"
 
 
 # made from a replay's ghosts, a costly value of their own (not from the digest)
