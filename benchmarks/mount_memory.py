@@ -168,7 +168,7 @@ def serve(argv: list[str], log_path: str, trace: bool) -> int:
     peak = {"rss": 0, "traced": 0, "next": 0.0}
 
     def sample():
-        next_py, last_py, done_census, t_start = 0.0, {}, [], time.monotonic()
+        next_py, last_py, done_census, t_start, last_rss = 0.0, {}, [], time.monotonic(), [0]
         with open(log_path, "w") as log:
             while True:
                 s = {"t": time.monotonic(), **_status(), **mallinfo(), **_smaps(), **dict(busy)}
@@ -198,6 +198,12 @@ def serve(argv: list[str], log_path: str, trace: bool) -> int:
                         stats = snap.statistics("lineno")[:16] + snap.statistics("traceback")[:8]
                         s["top"] = [[st.size, [f"{fr.filename.rsplit('/', 3)[-1]}:{fr.lineno}"
                                                for fr in st.traceback]] for st in stats]
+                if s["VmRSS"] > last_rss[0] + 8 * MIB:     # a jump: what every thread is doing
+                    import traceback
+                    s["stacks"] = [[f"{fr.filename.rsplit('/', 2)[-1]}:{fr.lineno} {fr.name}"
+                                    for fr in traceback.extract_stack(f)[-7:]]
+                                   for f in sys._current_frames().values()]
+                last_rss[0] = s["VmRSS"]
                 census_at = float(os.environ.get("BENCH_CENSUS", "0") or 0)
                 if census_at and s["t"] - t_start > census_at and not done_census:
                     done_census.append(1)
@@ -279,6 +285,12 @@ def report(samples: list[dict], args, out: str, started: float) -> None:
             print(f"objects at {s['t'] - started:.0f} s (tracked by the collector, shallow sizes):")
             for name, n, b in s["census"]:
                 print(f"  {b / MIB:7.1f} MiB {n:9d}  {name}")
+    jumps = [s for s in samples if "stacks" in s and s["VmRSS"] > 100 * MIB]
+    for s in jumps[:3]:
+        print(f"RSS jump to {s['VmRSS'] / MIB:.0f} MiB at {s['t'] - started:.0f} s; threads at work:")
+        for st in s["stacks"]:
+            if any("gbxfs" in fr or ".chunks" in fr for fr in st):
+                print("   " + " > ".join(st))
     traced = [s for s in samples if "top" in s]
     for s in ([max(traced, key=lambda s: s["traced"]), traced[-1]] if traced else []):
         print(f"traced allocations at {s['t'] - started:.0f} s: {s['traced'] / MIB:.1f} MiB, the largest sites:")
