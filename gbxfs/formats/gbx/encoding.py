@@ -48,3 +48,22 @@ def text_at(buf: memoryview, p: int, end: int) -> str | None:
     if n > MAX_STRING or p + 4 + n > end or (n > 2 and buf[p + 4] == 0xEF):
         return None
     return str(buf[p + 4:p + 4 + n], "utf-8", "replace") if n else ""
+
+
+def fileref_at(buf: memoryview, p: int, end: int) -> tuple[dict, int] | None:
+    """A file reference without checksum (version below 3) at p, and the position
+    after it, when all of it is there before `end`; None otherwise (nothing consumed:
+    the reader then reads it field by field)."""
+    if p + 5 > end or buf[p] >= 3:
+        return None
+    version = buf[p]
+    path = text_at(buf, p + 1, end)
+    if path is None:
+        return None
+    q = p + 5 + unpack_u32(buf, p + 1)[0]
+    if not (path and version >= 1):
+        return {"version": version, "file": path}, q
+    url = text_at(buf, q, end)
+    if url is None:
+        return None
+    return {"version": version, "file": path, "locator_url": url}, q + 4 + unpack_u32(buf, q)[0]

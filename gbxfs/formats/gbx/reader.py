@@ -17,7 +17,7 @@ import struct
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from .encoding import ARRAY_FORMATS, MAX_COUNT, MAX_STRING, SKIP_MARKER, stored_text, text_at
+from .encoding import ARRAY_FORMATS, MAX_COUNT, MAX_STRING, SKIP_MARKER, stored_text, text_at, fileref_at
 from .encoding import (unpack_2f as _2f, unpack_3f as _3f, unpack_4f as _4f, unpack_f32 as _f32, unpack_i8 as _i8,
                        unpack_i16 as _i16, unpack_i32 as _i32, unpack_i64 as _i64, unpack_u16 as _u16,
                        unpack_u32 as _u32, unpack_u64 as _u64)
@@ -307,22 +307,10 @@ class GbxReader:
     def fileref(self) -> dict[str, Any]:
         buf = self._buf
         if buf is not None and not self.text:
-            # in memory: a file reference without checksum (version below 3) read here
-            # when all of it is there; else (nothing consumed) field by field below
-            p = self._pos
-            end = self._end
-            if p + 5 <= end and buf[p] < 3:
-                version = buf[p]
-                path = text_at(buf, p + 1, end)
-                if path is not None:
-                    q = p + 5 + _u32(buf, p + 1)[0]
-                    if not (path and version >= 1):
-                        self._pos = q
-                        return {"version": version, "file": path}
-                    url = text_at(buf, q, end)
-                    if url is not None:
-                        self._pos = q + 4 + _u32(buf, q)[0]
-                        return {"version": version, "file": path, "locator_url": url}
+            quick = fileref_at(buf, self._pos, self._end)
+            if quick is not None:
+                self._pos = quick[1]
+                return quick[0]
         version = self.u8()
         checksum = self.bytes(32) if version >= 3 else None
         path = self.string()

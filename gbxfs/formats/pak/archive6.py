@@ -21,7 +21,7 @@ from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.cipher import BLOCK
 from gbxfs.formats.pak.cipher6 import header_encrypted, header_key, pack_key
-from gbxfs.formats.pak.entry import NoCache
+from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.entry6 import PackEntry
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import PakFileRecord

@@ -24,27 +24,12 @@ from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
-from gbxfs.formats.pak.pieces import StoredPieces
+from gbxfs.formats.pak.pieces import NoCache, StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
 SMALL_ENTRY = CHUNK         # verified by its first read in whole-buffer calls (one seekinflate piece)
-
-
-class NoCache:
-    """Stands in for a cache when none is given: keeps nothing."""
-
-    keeps = False   # read-through pieces would only be copies (pieces.py)
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        return default
-
-    def put(self, key: Any, value: Any, nbytes: int) -> None:
-        pass
-
-    def discard(self, key: Any) -> None:
-        pass
 
 
 def static_error(file_size: int, start: int, size: int, stored_size: int, compressed: bool) -> str | None:

@@ -12,6 +12,7 @@ which provides the attributes used here.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from gbxfs.formats.pak.seekinflate import CHUNK
 
@@ -81,3 +82,18 @@ class StoredPieces:
             busy = self._pending.pop(at, None)
             if busy is not None:
                 busy.set()
+
+
+class NoCache:
+    """Stands in for a cache when none is given: keeps nothing."""
+
+    keeps = False   # read-through pieces would only be copies (pieces.py)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return default
+
+    def put(self, key: Any, value: Any, nbytes: int) -> None:
+        pass
+
+    def discard(self, key: Any) -> None:
+        pass
