@@ -23,18 +23,57 @@ def mount(ops: pyfuse3.Operations, mountpoint: str, options: set[str]) -> None:
     pyfuse3.init(ops, mountpoint, options)
 
 
-def _few_malloc_arenas() -> None:
-    """glibc gives each worker thread its own malloc arena (up to 8 per core):
-    bodies parsed in turn by different workers then leave freed memory in
-    several arenas, and the daemon's RSS grew about 30 MB past what one thread
-    needs (benchmarks/corpus_walk.py). Two arenas keep it inside the cache
-    bound. Must run before the worker threads start; no-op off glibc."""
+# glibc mallopt parameters
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
+# Blocks from this size up get their own mapping, given back when freed.
+MMAP_THRESHOLD = 128 * 1024
+# Seconds between two malloc_trim calls.
+TRIM_EVERY = 1.0
+
+
+def _libc():
     try:
         import ctypes
-        libc = ctypes.CDLL(None)
-        libc.mallopt(-8, 2)        # M_ARENA_MAX
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+def _tune_malloc() -> None:
+    """glibc's heap, set for a process whose large values come and go.
+
+    - glibc gives each worker thread its own malloc arena (up to 8 per core):
+      bodies parsed in turn by different workers then left freed memory in
+      several arenas. Two arenas.
+    - Large blocks (bodies, rendered dumps) are mapped on their own and given
+      back when freed: glibc's default raises that threshold (up to 32 MiB)
+      each time such a block is freed, after which they were carved from the
+      heap, and the heap kept tens of MB free between live blocks
+      (benchmarks/mount_memory.py). A fixed threshold also fixes the trim one.
+
+    Must run before the worker threads start; no-op off glibc."""
+    libc = _libc()
+    try:
+        libc.mallopt(_M_ARENA_MAX, 2)
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        libc.mallopt(_M_TRIM_THRESHOLD, 4 * MMAP_THRESHOLD)
+    except AttributeError:
         pass
+
+
+async def _trim_malloc() -> None:
+    """Give the free pages inside glibc's heaps back to the system, once per
+    TRIM_EVERY: what a body walk or an evicted parse freed between live blocks
+    stays in the process otherwise (glibc only trims the top of a heap). It
+    walks the free lists (well under a millisecond at the cache's sizes), in
+    a thread so the loop keeps answering."""
+    libc = _libc()
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is None:
+        return
+    while True:
+        await trio.sleep(TRIM_EVERY)
+        await trio.to_thread.run_sync(trim, 0)
 
 
 # allocations between young-generation collections (CPython's default: 700)
@@ -87,7 +126,7 @@ def quick_request_wait() -> None:
 
 def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
     """Answer requests until unmounted or signalled, then make sure the mount is gone."""
-    _few_malloc_arenas()
+    _tune_malloc()
     _rare_young_collections()
     quick_request_wait()
     try:
@@ -99,6 +138,7 @@ def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
 async def _serve(mountpoint: str, on_ready: Callable[[], None] | None) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal)
+        nursery.start_soon(_trim_malloc)
         nursery.start_soon(_announce_when_usable, mountpoint, on_ready)
         await pyfuse3.main()
         nursery.cancel_scope.cancel()

@@ -8,6 +8,7 @@ parse, not four. The others wait for the first one's result."""
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterator
@@ -55,6 +56,11 @@ class ByteLRU:
         self._lock = threading.Lock()
         # bytes of the values being made now (see making), and who waits for room
         self._in_flight = 0
+        # bytes of made values alive outside the cache (hold), under a lock of their own:
+        # a value's finalizer releases them in whatever thread drops it
+        self._held = 0
+        self._held_lock = threading.Lock()
+        self._holds: dict[int, weakref.finalize] = {}
         self._room = threading.Condition(threading.Lock())
         # key -> [lock held while making it, threads making or waiting for it]
         self._making: dict[Hashable, list] = {}
@@ -135,11 +141,13 @@ class ByteLRU:
         return min(self._rank_bytes[DURABLE], int(DURABLE_SHARE * self.max_bytes))
 
     def _fit(self, keep: Hashable, rank: int) -> None:
-        """Evict until within the bound. A value that fits only by evicting durable
-        values within their share is not kept itself (admission control: a parse
+        """Evict until within the bound, less the room of values being made or
+        held (making, hold: not in the cache, but in memory). A value that fits
+        only by evicting durable values within their share is not kept itself
+        (admission control: a parse
         as large as the cache would otherwise throw out the digests that spare
         making it again; the caller still gets the value it made)."""
-        while self._bytes > self.max_bytes:
+        while self._bytes + self._in_flight + self._held > self.max_bytes:
             if not self._evict_one(keep, rank):
                 if keep in self._items:
                     self._drop(keep)
@@ -162,20 +170,22 @@ class ByteLRU:
             self._fit(key, rank)
 
     def reserve(self, nbytes: int) -> None:
-        """Evict values until `nbytes` more would fit: room for a large value about
-        to be made (a body parse), so that the process holds the cache plus that
-        one value, not a full cache on top of it. Cheap values go first, then the
-        least recently used costly ones, but the most recent costly values worth
-        up to half the bound stay: with two maps read in turn, making one's parse
-        must not throw out the other's, or every read would parse again. So while
-        a value is made the process may hold up to half the bound beyond it.
-        Durable values stay within their share."""
+        """Evict values until `nbytes` more would fit beside the values being
+        made now (making()): room for a large value about to be made (a body
+        walk), so that the process holds the bound, not a full cache on top of
+        the walks in flight (16 readers at cache_mb=48 took the daemon to 196 MB
+        with up to half the bound of parses kept through a walk;
+        benchmarks/mount_memory.py). Cheap values go first, then the least
+        recently used costly ones; durable values stay within their share (they
+        spare the walk a second time: gbx/digest.py)."""
+        with self._room:
+            in_flight = self._in_flight + self._held
         with self._lock:
             cheap, costly, durable = self._order
-            while self._bytes + min(nbytes, self.max_bytes) > self.max_bytes:
+            while self._bytes + min(nbytes + in_flight, self.max_bytes) > self.max_bytes:
                 if cheap:
                     self._drop(next(iter(cheap)))
-                elif costly and self._rank_bytes[COSTLY] > self.max_bytes // 2:
+                elif costly:
                     self._drop(next(iter(costly)))
                 elif durable and self._rank_bytes[DURABLE] > DURABLE_SHARE * self.max_bytes:
                     self._drop(next(iter(durable)))
@@ -186,7 +196,9 @@ class ByteLRU:
     def making(self, nbytes: int) -> Iterator[None]:
         """Hold `nbytes` of room for a large value being made (a body walk) while
         making it: waits while the values other threads are making already hold
-        half the bound (one at a time always goes). Walks are pure Python, so
+        half the bound (one at a time always goes), then evicts until the cache
+        and the room of every value in flight fit in the bound (reserve), and
+        values stored meanwhile keep to what that room leaves. Walks are pure Python, so
         running more at once gains nothing on the interpreter's one lock, but
         each holds its objects: 16 readers walking 16 bodies at once took the
         process far past the cache's bound."""
@@ -195,11 +207,37 @@ class ByteLRU:
                 self._room.wait()
             self._in_flight += nbytes
         try:
+            self.reserve(0)
             yield
         finally:
             with self._room:
                 self._in_flight -= nbytes
                 self._room.notify_all()
+
+    def hold(self, value: Any, nbytes: int) -> None:
+        """Count `nbytes` for `value`, a made value not (yet) in the cache, until
+        it is stored (get_or_make) or garbage: a parse too large to keep beside
+        the digests is still used by its caller (rendering every chunk text of
+        it), and that memory must leave room in the bound like a walk in flight."""
+        with self._held_lock:
+            self._held += nbytes
+        self._holds[id(value)] = weakref.finalize(value, self._release, id(value), nbytes)
+
+    def _release(self, ident: int, nbytes: int) -> int:
+        with self._held_lock:
+            self._held -= nbytes
+        self._holds.pop(ident, None)
+        return nbytes
+
+    def _unhold(self, value: Any) -> int:
+        """Stop counting `value`; the bytes it was held for (0 if it was not)."""
+        f = self._holds.get(id(value))
+        return (f() or 0) if f is not None else 0     # runs _release once, then detached
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes counted for values being made or held (see making and hold)."""
+        return self._in_flight + self._held
 
     def discard(self, key: Hashable) -> None:
         """Forget `key` (a value served for the last time: its bytes are the kernel's now)."""
@@ -226,7 +264,11 @@ class ByteLRU:
                 value = self.get(key, sentinel)
                 if value is sentinel:
                     value, nbytes = make()
+                    held = self._unhold(value)  # counted in the cache from now on, if kept
                     self.put(key, value, nbytes, rank=rank)
+                    if held and key not in self._items:
+                        self.hold(value, held)      # not kept: still in memory,
+                        self.reserve(0)             # so the cache makes its room
                 return value
         finally:
             with self._lock:

@@ -6,6 +6,8 @@ the bodies' digests (durable: listings and rendered chunk texts, see
 gbxfs/tree/gbx/digest.py) still bound the parses to two per map."""
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from gbxfs.tree import cache as cache_mod
@@ -196,15 +198,60 @@ def test_past_their_share_costly_values_are_evicted_least_recent_first():
     assert cache.current_bytes == 0
 
 
-def test_reserve_keeps_recent_costly_values_up_to_half_the_bound():
+def test_values_being_made_count_inside_the_bound():
+    """The room held for a body walk (making) is memory the process holds: the
+    cache makes it by evicting, least recent first (durable values within their
+    share stay), and values stored while it is held keep to what is left."""
     cache = ByteLRU(100)
+    cache.get_or_make("d1", lambda: ("D", 20), rank=DURABLE)
     cache.get_or_make("p1", lambda: ("1", 30))
     cache.get_or_make("p2", lambda: ("2", 30))
     cache.put("x", "x", 20)
     cache.get("p1")
-    cache.reserve(80)               # x goes, then p2 (the older parse); p1 stays: 30 <= 50
-    assert [k for k in ("p1", "p2", "x") if cache.get(k) is not None] == ["p1"]
-    assert cache.current_bytes == 30
+    with cache.making(40):          # x goes, then p2 (the older parse): 20 + 30 + 40 <= 100
+        assert [k for k in ("d1", "p1", "p2", "x") if cache.get(k) is not None] == ["d1", "p1"]
+        cache.put("y", "y", 10)     # 60 + 40 in flight: fits
+        cache.put("z", "z", 10)     # past it: y, the only cheap value, goes
+        assert [k for k in ("p1", "y", "z") if cache.get(k) is not None] == ["p1", "z"]
+        assert cache.current_bytes + 40 <= 100
+        with cache.making(10):      # a second walk (within half the bound with the first): z goes
+            assert cache.current_bytes + 50 == 100 and cache.get("z") is None
+            cache.put("v", "v", 10)     # no cheap value left to give way: p1 goes
+            assert cache.get("p1") is None and cache.current_bytes + 50 <= 100
+    cache.put("w", "w", 50)         # nothing in flight: the whole bound again
+    assert cache.current_bytes == 80
+    with cache.making(200):         # larger than the cache: it empties, durable values within
+        assert cache.current_bytes == 20 and cache.get("d1") == "D"    # their share stay
+
+
+def test_a_made_value_not_kept_counts_until_it_is_garbage():
+    """A parse too large to keep beside the digests is still in memory while its
+    caller uses it: held, it leaves that room in the bound; kept, it counts once."""
+    class Parse:                   # a made value (weakly referable, as ParsedBody)
+        pass
+
+    cache = ByteLRU(100)
+    cache.get_or_make("d1", lambda: ("D", 50), rank=DURABLE)
+
+    def make(nbytes):
+        def run():
+            value = Parse()
+            cache.hold(value, nbytes)          # what GbxParse._make_body does
+            return value, nbytes
+        return run
+
+    kept = cache.get_or_make("p1", make(30))  # fits beside d1: counted in the cache only
+    assert cache.get("p1") is kept and cache.held_bytes == 0 and cache.current_bytes == 80
+    big = cache.get_or_make("p2", make(60))   # would need d1's room: not kept, still held
+    assert cache.get("p2") is None and cache.held_bytes == 60
+    assert cache.get("p1") is None            # its room was made for the held one
+    cache.put("x", "x", 40)                   # 50 + 60 held: no room for it
+    assert cache.get("x") is None
+    del big
+    gc.collect()
+    assert cache.held_bytes == 0
+    cache.put("x", "x", 40)
+    assert cache.get("x") == "x"
 
 
 # made from a replay's ghosts, a costly value of their own (not from the digest)

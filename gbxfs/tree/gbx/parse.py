@@ -134,14 +134,15 @@ class GbxParse:
             return out, 1024
         if not b.data:
             return _with_body(out, b), 1024
-        # the walk builds about BODY_COST_RATIO times the body in objects: make room
-        # first, and do not walk more bodies at once than the cache has room for
+        # the walk builds about BODY_COST_RATIO times the body in objects: room for
+        # them inside the cache's bound while it runs (ByteLRU.making)
         room = BODY_COST_RATIO * len(b.data)
         with self.ctx.cache.making(room):
-            self.ctx.cache.reserve(room)
             result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
                                externals=h.refs.by_node_index() if h.refs else None)
-            return parsed_body(b, result, self.ctx.cache.max_bytes)
+            pb, cost = parsed_body(b, result, self.ctx.cache.max_bytes)
+            self.ctx.cache.hold(pb, cost)     # until cached, or dropped if it cannot be kept
+            return pb, cost
 
     def _read_body(self, h: GbxHeader) -> BodyData:
         data = self.data()
