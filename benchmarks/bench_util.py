@@ -76,6 +76,19 @@ def unmount(proc: subprocess.Popen, mp) -> None:
         subprocess.run(["fusermount3", "-uz", str(mp)], check=False, capture_output=True)
 
 
+def start_mount(cmd: list[str], mp: str, env: dict | None = None, timeout: float = 60) -> subprocess.Popen:
+    """Start a foreground mount command and wait until `mp` is a mount point;
+    SystemExit with the daemon's stderr if it exits or takes longer than `timeout`."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + timeout
+    while not os.path.ismount(mp):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise SystemExit(f"mount failed: {proc.stderr.read().decode(errors='replace')}")
+        time.sleep(0.1)
+    return proc
+
+
 def _status_mb(field: str) -> float:
     with open("/proc/self/status") as f:
         for line in f:

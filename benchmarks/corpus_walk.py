@@ -38,7 +38,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench_util import CORPUS, ROOT, unmount
+from bench_util import CORPUS, ROOT, start_mount, unmount
 
 COMMANDS = {
     "find": "find . | wc -l",
@@ -64,14 +64,7 @@ def _mount(checkout: Path, mp: str, cache_mb: int | None) -> subprocess.Popen:
            "mount", str(CORPUS), mp, "-f"]
     if cache_mb is not None:
         cmd += ["-o", f"cache_mb={cache_mb}"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while not os.path.ismount(mp):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise SystemExit(f"mount failed: {proc.stderr.read().decode(errors='replace')}")
-        time.sleep(0.1)
-    return proc
+    return start_mount(cmd, mp, env)
 
 
 def _gbx_folders(mp: str) -> list[str]:

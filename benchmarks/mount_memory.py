@@ -21,14 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_util import CORPUS, ROOT, unmount  # noqa: E402
+from bench_util import CORPUS, ROOT, start_mount, unmount  # noqa: E402
 
 MIB = 1 << 20
 
@@ -242,13 +241,7 @@ def main() -> int:
         os.mkdir(mp)
         cmd = [sys.executable, __file__, "--log", log] + ["--trace"] * args.tracemalloc + [
             "--serve", str(CORPUS), mp, "-f", "-o", f"cache_mb={args.cache_mb}"]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while not os.path.ismount(mp):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise SystemExit(f"mount failed: {proc.stderr.read().decode(errors='replace')}")
-            time.sleep(0.1)
+        proc = start_mount(cmd, mp, env)
         started = time.monotonic()
         try:
             out, _ = _readers(mp, args.readers, args.timeout)
