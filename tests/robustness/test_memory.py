@@ -110,18 +110,21 @@ def test_pak_gbx_entry_keeps_no_copy_outside_the_cache():
 
 def test_body_larger_than_the_cache_is_parsed_once_and_explained(tmp_path, monkeypatch):
     """A body whose parse outweighs the whole cache cannot be kept: it must be
-    reported (info.txt, error.txt), not parsed again for every file read."""
+    reported (info.txt, error.txt), not parsed again for every file read; its
+    bytes (body.bin) need no parse and are still shown."""
     from gbxfs.tree.gbx import parse as gbx_parse
     calls = []
-    real = gbx_parse.read_body
-    monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = gbx_parse.walk_body
+    monkeypatch.setattr(gbx_parse, "walk_body", lambda *a, **k: calls.append(1) or real(*a, **k))
     chunks = [(0x03079FF0 + i % 8, bytes([i % 251]) * 50_000, True) for i in range(60)]   # 3 MB of chunks
-    (tmp_path / "big.Clip.Gbx").write_bytes(build_gbx(0x03079000, node_body(chunks), compress=True))
+    body = node_body(chunks)
+    (tmp_path / "big.Clip.Gbx").write_bytes(build_gbx(0x03079000, body, compress=True))
     ctx = TreeContext(cache=ByteLRU(2 * MiB))
     root = build_tree(str(tmp_path), ctx)
-    report = walk_tree(root, keep=lambda p: p.endswith("info.txt"))
+    report = walk_tree(root, keep=lambda p: p.endswith(("info.txt", "body.bin")))
     assert not report.bugs
     assert len(calls) == 1
+    assert report.contents["/big.Clip.Gbx/body/body.bin"] == body
     info = report.contents["/big.Clip.Gbx/info.txt"].decode()
     assert "body_status = unavailable" in info and "cache_mb" in info
     error = root.children()["big.Clip.Gbx"].children()["error.txt"]    # known once the body was tried

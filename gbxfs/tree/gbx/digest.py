@@ -71,7 +71,7 @@ class BodyDigest:
 
     def __init__(self, pb: ParsedBody, problems: list):
         self.status = pb.status
-        self.body_size = None if pb.body is None else len(pb.body)
+        self.body_size = pb.body_size if pb.body is None else len(pb.body)
         body = memoryview(pb.body or b"")
         self.nodes = [NodeInfo(n, body) for n in pb.all_nodes()]
         self.problems = problems

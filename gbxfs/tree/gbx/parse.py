@@ -52,6 +52,9 @@ class ParsedBody:
     errors: list[GbxError] = field(default_factory=list)
     body_compressed: bool = False
     compressed_size: int | None = None
+    # the decompressed body's size when the body is not kept with the parse (too
+    # large for the cache): body.bin is still shown, read from the file again
+    body_size: int | None = None
     _all: list[Any] | None = field(default=None, repr=False)
     _problems: list[Any] | None = field(default=None, repr=False)   # error.txt lines, see errors.py
 
@@ -199,12 +202,12 @@ def parsed_body(b: BodyData, result: Any, limit: int) -> tuple[ParsedBody, int]:
     if cost > limit:
         # The cache would drop it at once, and every chunk file read would parse
         # the whole body again: say so once instead (bounded memory, no loop).
-        return too_large(cost, limit), 1024
+        return too_large(cost, limit, len(b.data)), 1024
     return out, cost
 
 
-def too_large(cost: int, limit: int) -> ParsedBody:
-    out = ParsedBody(status="unavailable")
+def too_large(cost: int, limit: int, size: int) -> ParsedBody:
+    out = ParsedBody(status="unavailable", body_size=size)
     out.errors.append(GbxError(
         f"the parsed body needs about {cost >> 20} MiB of memory, more than the whole cache "
         f"({limit >> 20} MiB): not shown (mount option cache_mb raises the cache)", where="body"))
