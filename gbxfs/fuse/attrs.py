@@ -38,15 +38,14 @@ def file_size(entry: Entry) -> int:
     return 0
 
 
-def shown_mode(entry: Entry, access: Access | None) -> int:
-    """st_mode: the source's permission bits (a file, or a folder made from a file
-    with x added where r is set), or read-only defaults for sources without any."""
+def shown_mode(entry: Dir, access: Access | None) -> int:
+    """A folder's st_mode: the source's permission bits (a folder made from a file
+    with x added where r is set), or read-only defaults for sources without any.
+    A file's mode is file_owner's."""
     if access is None:
-        return DIR_MODE if isinstance(entry, Dir) else FILE_MODE
+        return DIR_MODE
     perm = access[0]
-    if isinstance(entry, Dir):
-        return stat.S_IFDIR | (perm if entry.exact_mode else perm | (perm & 0o444) >> 2)
-    return stat.S_IFREG | perm
+    return stat.S_IFDIR | (perm if entry.exact_mode else perm | (perm & 0o444) >> 2)
 
 
 def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: AttrPolicy,
