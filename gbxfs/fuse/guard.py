@@ -33,10 +33,10 @@ def handler(fn: Callable) -> Callable:
         except pyfuse3.FUSEError:
             raise
         except OSError as e:
-            log.warning("%s%s: %s", fn.__name__, brief(args), e)
+            log.warning("%s%s: %s", name, brief(args), e)
             raise fail(e.errno or errno.EIO) from None
         except Exception as e:
-            log_failure(log, e, "%s%s failed", fn.__name__, brief(args))
+            log_failure(log, e, "%s%s failed", name, brief(args))
             raise fail(errno.EIO) from None
     return guarded
 
