@@ -66,6 +66,3 @@ class TableView(Sequence[PakFileRecord]):
 
     def __iter__(self) -> Iterator[PakFileRecord]:
         return iter(self._held.get())
-
-    def table(self) -> FileTable:
-        return self._held.get()

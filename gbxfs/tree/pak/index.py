@@ -1,7 +1,7 @@
 """Where each file of a pak's table shows in the tree, without a node per file.
 
     index = PakIndex(table)
-    index.listing(node, table, reserved) -> [(shown name, node id or None, file index or None)]
+    index.listing(node, table, reserved, typed) -> [(shown name, node id or (file index, fixed fields))]
 
 A folder of the tree is a node: made from the folder table (every path prefix
 of every folder) and from the backslash sub-paths some stored file names have.
@@ -113,9 +113,7 @@ class PakIndex:
                 add(pending[1], pending[2])
                 pending = next(subs, None)
             if i in special:        # a sub-path: shown in the folder it names, under its last part
-                rec = table[i]
-                name, fixed = rec.parts[-1], (rec.unknown, rec.size, rec.stored_size, rec.offset,
-                                              rec.class_id, rec.flags)
+                name, fixed = table[i].parts[-1], row(i)[1]
             else:                   # one plain component (tree/pak/entries.py's naming rules)
                 stored, fixed = row(i)
                 name = _component(stored)
