@@ -16,7 +16,6 @@ declaration engine never imports this module.
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -25,7 +24,7 @@ from .decl import Registry, registry
 from .decl.frame import root_frame
 from .errors import GbxError
 from .model import Chunk, ExternalRef, Node, NodeRef
-from .encoding import SKIP_MARKER
+from .encoding import SKIP_MARKER, unpack_i32 as _i32, unpack_u32 as _u32
 from .reader import GbxReader
 from .textreader import make_reader
 
@@ -33,8 +32,6 @@ END_MARKER = 0xFACADE01
 MAX_CHUNKS_PER_NODE = 1 << 16
 MAX_DEPTH = 32               # nested ReadNode calls (node refs inside node refs)
 NULL_CLASS = 0xFFFFFFFF
-_u32 = struct.Struct("<I").unpack_from
-_i32 = struct.Struct("<i").unpack_from
 
 
 def node_label(node: Node) -> str:
