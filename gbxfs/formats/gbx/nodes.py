@@ -221,8 +221,8 @@ def _decode_chunk(r: GbxReader, node: Node, decl: Any, cid: int, stored_id: int 
         values, error = None, e.add_context(chunk_id=cid, node=node_label(node), where="body")
         node.error = e
     end = r._pos - r._base
-    raw = bytes(r._buf[r._base + start:r._base + end]) if r._buf is not None else r.raw(start, end)
-    node.chunks.append(Chunk(cid, base + start, end - start, raw, False, values, error, stored_id, name=name))
+    node.chunks.append(Chunk(cid, base + start, end - start, r.raw(start, end), False, values, error, stored_id,
+                             name=name))
     if error is not None:
         raise error
 
