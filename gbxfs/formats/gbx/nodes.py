@@ -16,7 +16,6 @@ declaration engine never imports this module.
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -25,7 +24,7 @@ from .decl import Registry, registry
 from .decl.frame import root_frame
 from .errors import GbxError
 from .model import Chunk, ExternalRef, Node, NodeRef
-from .encoding import SKIP_MARKER
+from .encoding import SKIP_MARKER, unpack_i32 as _i32, unpack_u32 as _u32
 from .reader import GbxReader
 from .textreader import make_reader
 
@@ -33,8 +32,6 @@ END_MARKER = 0xFACADE01
 MAX_CHUNKS_PER_NODE = 1 << 16
 MAX_DEPTH = 32               # nested ReadNode calls (node refs inside node refs)
 NULL_CLASS = 0xFFFFFFFF
-_u32 = struct.Struct("<I").unpack_from
-_i32 = struct.Struct("<i").unpack_from
 
 
 def node_label(node: Node) -> str:
@@ -224,8 +221,8 @@ def _decode_chunk(r: GbxReader, node: Node, decl: Any, cid: int, stored_id: int 
         values, error = None, e.add_context(chunk_id=cid, node=node_label(node), where="body")
         node.error = e
     end = r._pos - r._base
-    raw = bytes(r._buf[r._base + start:r._base + end]) if r._buf is not None else r.raw(start, end)
-    node.chunks.append(Chunk(cid, base + start, end - start, raw, False, values, error, stored_id, name=name))
+    node.chunks.append(Chunk(cid, base + start, end - start, r.raw(start, end), False, values, error, stored_id,
+                             name=name))
     if error is not None:
         raise error
 

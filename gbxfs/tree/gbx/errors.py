@@ -49,11 +49,12 @@ class Problems:
         out += self._header
         # the body's digest keeps its problems when the parse itself was evicted
         d = self.files.peek()
-        pb = p.ctx.cache.get(("gbx.body", p.source)) if d is None else None
         if d is not None:
             out += d.problems
-        elif pb is not None:
-            out += body_problems(pb)
+        else:
+            pb = p.ctx.cache.get(("gbx.body", p.source))
+            if pb is not None:
+                out += body_problems(pb)
         with self._lock:
             out += list(self._noted.items())
         # one failure is recorded on the chunk, its node and the body alike: list it once
