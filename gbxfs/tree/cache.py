@@ -193,7 +193,7 @@ class ByteLRU:
                     break
 
     @contextmanager
-    def making(self, nbytes: int) -> Iterator[None]:
+    def making(self, nbytes: int) -> Iterator[Callable[[int], None]]:
         """Hold `nbytes` of room for a large value being made (a body walk) while
         making it: waits while the values other threads are making already hold
         half the bound (one at a time always goes), then evicts until the cache
@@ -201,17 +201,27 @@ class ByteLRU:
         values stored meanwhile keep to what that room leaves. Walks are pure Python, so
         running more at once gains nothing on the interpreter's one lock, but
         each holds its objects: 16 readers walking 16 bodies at once took the
-        process far past the cache's bound."""
+        process far past the cache's bound. Yields `grow(more)`: the value being
+        made turned out larger than its room (a walk counts what it builds), so the
+        room grows by `more`, evicting for it."""
         with self._room:
             while self._in_flight and self._in_flight + nbytes > self.max_bytes // 2:
                 self._room.wait()
             self._in_flight += nbytes
+        room = [nbytes]
+
+        def grow(more: int) -> None:
+            with self._room:
+                self._in_flight += more
+                room[0] += more
+            self.reserve(0)
+
         try:
             self.reserve(0)
-            yield
+            yield grow
         finally:
             with self._room:
-                self._in_flight -= nbytes
+                self._in_flight -= room[0]
                 self._room.notify_all()
 
     def hold(self, value: Any, nbytes: int) -> None:

@@ -43,11 +43,12 @@ class NodeWalker:
     """ReadNode and the node references that lead to it, with one set of declarations
     (`decls`; None: the shipped ones). Stateless: the reader holds the parse state."""
 
-    __slots__ = ("decls", "_classes")
+    __slots__ = ("decls", "_classes", "on_chunk")
 
-    def __init__(self, decls: Registry | None = None):
+    def __init__(self, decls: Registry | None = None, on_chunk: Callable[[Chunk], None] | None = None):
         self.decls = decls if decls is not None else registry()
         self._classes = self.decls.class_cache      # class id as stored -> _class_info
+        self.on_chunk = on_chunk     # each chunk read, but one that ends the walk (tree/gbx/cost.py)
 
     def noderef(self, r: GbxReader) -> NodeRef | None:
         """A node reference: an index into the node list (the node follows when new)."""
@@ -143,10 +144,12 @@ class NodeWalker:
             cid, stored_id, decl, name, _ = info
             if r.skip_marker():
                 _skippable(r, node, cid, stored_id, decl, name)
-                continue
-            if decl is None:
-                _unknown_chunk(node, cid, base + at)
-            _decode_chunk(r, node, decl, cid, stored_id, name)
+            else:
+                if decl is None:
+                    _unknown_chunk(node, cid, base + at)
+                _decode_chunk(r, node, decl, cid, stored_id, name)
+            if self.on_chunk is not None:
+                self.on_chunk(node.chunks[-1])
 
     def _walk_in_memory(self, r: GbxReader, node: Node) -> None:
         """_walk_chunks for binary data in memory: chunk ids and skip markers read
@@ -156,6 +159,7 @@ class NodeWalker:
         infos = self.decls.walk_cache
         buf = r._buf
         chunks = node.chunks
+        on_chunk = self.on_chunk
         base = r.offset_base - r._base       # + a buffer position: the offset for errors/records
         while True:
             p = r._pos
@@ -181,12 +185,16 @@ class NodeWalker:
             if p + 4 <= end and _u32(buf, p)[0] == SKIP_MARKER:
                 r._pos = p + 4
                 _skippable(r, node, cid, stored_id, decl, name)
+                if on_chunk is not None:
+                    on_chunk(chunks[-1])
                 continue
             r._pos = p
             if decl is None:
                 _unknown_chunk(node, cid, base + p - 4)
             if encapsulated:
                 _decode_chunk(r, node, decl, cid, stored_id, name)
+                if on_chunk is not None:
+                    on_chunk(chunks[-1])
                 continue
             frame = root_frame(cid, node)
             try:
@@ -202,12 +210,16 @@ class NodeWalker:
             # all fields given by position: a keyword costs more than the record's other work
             chunks.append(Chunk(cid, base + p, q - p, bytes(buf[p:q]), False, frame.values, None, stored_id,
                                 False, False, name))
+            if on_chunk is not None:
+                on_chunk(chunks[-1])
 
     def _walk_archive(self, r: GbxReader, node: Node, decl: Any) -> None:
         """A class that archives itself (declared with the `archive` flag under its
         class id): one layout, no chunk ids, no end marker; kept as one chunk of that id."""
         _decode_chunk(r, node, decl, decl.chunk_id, None, getattr(decl, "name", None))
         node.complete = True
+        if self.on_chunk is not None:
+            self.on_chunk(node.chunks[-1])
 
 
 def _decode_chunk(r: GbxReader, node: Node, decl: Any, cid: int, stored_id: int | None, name: str | None) -> None:
@@ -330,12 +342,13 @@ class BodyResult:
 def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int | None = None,
               externals: dict | None = None, on_node: Callable[[int], None] | None = None,
               feed: Callable[[bytes], None] | None = None, size: int | None = None,
-              decls: Registry | None = None) -> BodyResult:
+              decls: Registry | None = None, on_chunk: Callable[[Chunk], None] | None = None) -> BodyResult:
     """Walk a body: ReadNode on the main node (slot 0) of class `class_id` (as stored).
 
     `source` is the body bytes or a pull source (pak entries; give `size` or a source
-    with `remaining` so that the end can be checked)."""
-    walker = NodeWalker(decls)
+    with `remaining` so that the end can be checked). `on_chunk(chunk)` is called with
+    each chunk read, after its decoding; what it raises ends the walk and leaves walk_body."""
+    walker = NodeWalker(decls, on_chunk)
     r = make_reader(source, text=text, num_nodes=num_nodes, externals=externals, on_node=on_node, feed=feed,
                     walker=walker)
     total = r.remaining if r.remaining is not None else size

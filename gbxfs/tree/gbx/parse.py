@@ -26,10 +26,10 @@ from typing import Any, Callable
 from gbxfs.formats.gbx.body import BodyData, read_body
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.gbx.model import NodeRef
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.tree.cache import CHEAP
 from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx.cost import TooLarge, WalkBudget, scan_nodes
 from gbxfs.tree.gbx.ghostfiles import all_nodes
 from gbxfs.tree.source import ByteSource
 
@@ -137,14 +137,22 @@ class GbxParse:
             return out, 1024
         if not b.data:
             return _with_body(out, b), 1024
-        # the walk builds about BODY_COST_RATIO times the body in objects: room for
-        # them inside the cache's bound while it runs (ByteLRU.making)
-        room = BODY_COST_RATIO * len(b.data)
-        with self.ctx.cache.making(room):
-            result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
-                               externals=h.refs.by_node_index() if h.refs else None)
-            pb, cost = parsed_body(b, result, self.ctx.cache.max_bytes)
-            self.ctx.cache.hold(pb, cost)     # until cached, or dropped if it cannot be kept
+        # room in the cache's bound for what the walk builds, made before it starts
+        # (BODY_COST_RATIO) and grown as it counts its chunks; a walk past what the
+        # cache could ever keep stops there (cost.py)
+        cache = self.ctx.cache
+        limit = cache.max_bytes
+        room = min(BODY_COST_RATIO * len(b.data), limit)
+        with cache.making(room) as grow:
+            budget = WalkBudget(limit - len(b.data), room, grow)
+            try:
+                result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
+                                   externals=h.refs.by_node_index() if h.refs else None,
+                                   on_chunk=budget.on_chunk)
+            except TooLarge as e:
+                return too_large(e.cost + len(b.data), limit, len(b.data), stopped=True), 1024
+            pb, cost = parsed_body(b, result, limit, budget)
+            cache.hold(pb, cost)     # until cached, or dropped if it cannot be kept
             return pb, cost
 
     def _read_body(self, h: GbxHeader) -> BodyData:
@@ -184,9 +192,9 @@ def _with_body(out: ParsedBody, b: BodyData) -> ParsedBody:
     return out
 
 
-def parsed_body(b: BodyData, result: Any, limit: int) -> tuple[ParsedBody, int]:
+def parsed_body(b: BodyData, result: Any, limit: int, budget: WalkBudget | None = None) -> tuple[ParsedBody, int]:
     """The cached form of a body and the core's node walk over it (BodyResult),
-    with its cost."""
+    with its cost (counted by the walk's budget when there was one)."""
     out = _with_body(ParsedBody(), b)
     if not b.data:
         return out, 1024
@@ -194,7 +202,9 @@ def parsed_body(b: BodyData, result: Any, limit: int) -> tuple[ParsedBody, int]:
     out.status = result.status
     if result.error is not None:
         out.errors.append(_bare(result.error.add_context(where="body")))
-    cost = body_cost(out)          # also lists every node (all_nodes)
+    nodes, cost = scan_nodes(out.nodes, budget)
+    out._all = nodes
+    cost += len(b.data) + 4096
     for n in out.all_nodes():
         _bare(n.error)
         for c in n.chunks:
@@ -206,81 +216,18 @@ def parsed_body(b: BodyData, result: Any, limit: int) -> tuple[ParsedBody, int]:
     return out, cost
 
 
-def too_large(cost: int, limit: int, size: int) -> ParsedBody:
+def too_large(cost: int, limit: int, size: int, stopped: bool = False) -> ParsedBody:
     out = ParsedBody(status="unavailable", body_size=size)
     out.errors.append(GbxError(
-        f"the parsed body needs about {cost >> 20} MiB of memory, more than the whole cache "
+        f"the parsed body needs {'more than' if stopped else 'about'} {cost >> 20} MiB of memory, more than the whole cache "
         f"({limit >> 20} MiB): not shown (mount option cache_mb raises the cache)", where="body"))
     return out
 
 
-# Per-object costs for body_cost, from tracemalloc measurements over the corpus
-# (tests/robustness/test_memory.py checks that the estimate is not below the truth).
-NODE_COST = 300
-# what a parsed body costs per byte of body, roughly (corpus maps: 7-33): room made in the
-# cache before a body walk
-BODY_COST_RATIO = 16
-CHUNK_COST = 200
+# what a parsed body costs per byte of body, roughly (corpus maps: 5-25): room made
+# in the cache before a body walk, grown as the walk counts what it builds
+BODY_COST_RATIO = 12
 HEADER_CHUNK_COST = 2048
-VALUE_COST = 64
-
-
-def body_cost(pb: ParsedBody) -> int:
-    """Bytes a parsed body keeps alive: the body, each chunk's raw copy, and the
-    decoded values (containers, numbers, strings). Fills pb's node list on the way
-    (one walk over the values finds both: see scan_nodes)."""
-    nodes, cost = scan_nodes(pb.nodes)
-    pb._all = nodes
-    return len(pb.body or b"") + 4096 + cost
-
-
-def scan_nodes(nodes: list[Any]) -> tuple[list[Any], int]:
-    """Every node in reading order (as ghostfiles.all_nodes gives them: the listed
-    ones and those reachable through node references) and what their chunks cost,
-    in one walk over the decoded values: walking them twice was a third of the
-    time of a large map's first listing."""
-    seen: set[int] = set()
-    out: list[Any] = []
-    cost = 0
-
-    def visit(n) -> None:
-        nonlocal cost
-        if id(n) in seen:
-            return
-        seen.add(id(n))
-        out.append(n)
-        cost += NODE_COST
-        for c in n.chunks:
-            cost += CHUNK_COST + len(c.raw)
-            stack = [c.values] if c.values else []
-            while stack:
-                v = stack.pop()
-                t = type(v)
-                if t is int or t is float or t is bool or v is None:
-                    continue
-                if t is dict:
-                    cost += VALUE_COST * (2 * len(v) + 1)
-                    stack.extend(v.values())
-                elif t is list or t is tuple:
-                    cost += VALUE_COST * (len(v) + 1)
-                    stack.extend(v)
-                elif t is str or t is bytes or t is bytearray:
-                    cost += len(v)
-                elif isinstance(v, NodeRef):
-                    if v.node is not None:
-                        visit(v.node)
-                elif isinstance(v, dict):
-                    cost += VALUE_COST * (2 * len(v) + 1)
-                    stack.extend(v.values())
-                elif isinstance(v, (list, tuple)):
-                    cost += VALUE_COST * (len(v) + 1)
-                    stack.extend(v)
-                elif isinstance(v, (bytes, bytearray, str)):
-                    cost += len(v)
-
-    for n in nodes:
-        visit(n)
-    return out, cost
 
 
 def _bare(e: BaseException | None):

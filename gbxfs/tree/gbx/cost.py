@@ -1,0 +1,145 @@
+"""What a parsed body keeps alive, counted chunk by chunk while it is walked.
+
+A body walk builds the decoded values of every chunk, 5 to 25 times the body's
+bytes in Python objects (a dict per block, a float object per coordinate),
+and only then was its cost known: a map whose parse could never be kept in a
+48 MiB cache (goth.Map.Gbx: 93 MiB of objects for a 4 MiB body) was walked to
+the end, and thrown away, with the process far past the cache's bound.
+
+So the tree walks a body with a WalkBudget as the walker's `on_chunk` hook:
+each chunk is costed as soon as it is decoded; past the room made for the walk
+in the cache the room grows (the cache evicts for it), and past the limit the
+walk stops (TooLarge), freeing what it built. The costs are the objects' own
+sizes (sys.getsizeof: the interpreter's allocations, which tracemalloc sees),
+so the cache's count of a parse is close to its real memory, not a multiple of
+it in either direction (tests/robustness/test_memory.py compares them).
+"""
+from __future__ import annotations
+
+from sys import getsizeof
+from typing import Any, Callable
+
+from gbxfs.formats.gbx.model import Chunk, Node, NodeRef
+
+# a Node (six slots) with its chunks list, and the list slot holding it
+NODE_COST = 8 + getsizeof(Node(0, 0)) + getsizeof([])
+# a Chunk (eleven slots) and the list slot holding it, without its raw bytes
+CHUNK_COST = 8 + getsizeof(Chunk(0, 0, 0, b""))
+NODEREF_COST = 8 + getsizeof(NodeRef("new", 0))
+FLOAT_COST = getsizeof(0.5)
+INT_COST = getsizeof(1 << 40)            # ints past the interpreter's shared small ones
+
+
+def values_cost(values: Any, refs: list) -> int:
+    """Bytes the decoded values of one chunk hold (containers, numbers, strings),
+    not following node references: the nodes they point to are appended to `refs`
+    in the order the old single-pass walk visited them, and costed as chunks of their own."""
+    cost = 0
+    stack = [values]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is float:
+            cost += FLOAT_COST
+        elif t is int:
+            if not -5 <= v <= 256:
+                cost += INT_COST
+        elif t is dict:
+            cost += getsizeof(v)
+            push(v.values())
+        elif t is list or t is tuple:
+            cost += getsizeof(v)
+            push(v)
+        elif t is bool or v is None:
+            continue
+        elif t is NodeRef:
+            cost += NODEREF_COST
+            if v.node is not None:
+                refs.append(v.node)
+        elif isinstance(v, dict):
+            cost += getsizeof(v)
+            push(v.values())
+        elif isinstance(v, (list, tuple)):
+            cost += getsizeof(v)
+            push(v)
+        else:                        # str, bytes, Labeled, other scalars
+            cost += getsizeof(v)
+    return cost
+
+
+def chunk_cost(c: Any, refs: list) -> int:
+    """A chunk's record, raw bytes and values, plus a sixteenth: the allocator
+    rounds each block up (to 16 bytes for small objects), which getsizeof does not
+    count (measured over the corpus: the estimate is then 1.0-1.3 times tracemalloc's count)."""
+    cost = CHUNK_COST + getsizeof(c.raw)
+    if c.values:
+        cost += values_cost(c.values, refs)
+    return cost + (cost >> 4)
+
+
+class TooLarge(Exception):
+    """A walk stopped by its budget: what it had built, in bytes (a lower bound of the whole)."""
+
+    def __init__(self, cost: int):
+        super().__init__(cost)
+        self.cost = cost
+
+
+class WalkBudget:
+    """The walker's on_chunk hook for one body walk: counts every chunk as it is
+    decoded (and remembers the nodes each one references, for scan_nodes), grows
+    the walk's room in the cache through `grow(nbytes)` when the count passes it,
+    and raises TooLarge past `limit`."""
+
+    __slots__ = ("limit", "room", "grow", "total", "refs")
+
+    def __init__(self, limit: int, room: int = 0, grow: Callable[[int], None] | None = None):
+        self.limit, self.room, self.grow = limit, room, grow
+        self.total = 0
+        self.refs: dict[int, list] = {}        # id(chunk) -> nodes its values reference
+
+    def on_chunk(self, c: Any) -> None:
+        refs: list = []
+        self.total += chunk_cost(c, refs)
+        if refs:
+            self.refs[id(c)] = refs
+        if self.total > self.room:
+            if self.total > self.limit:
+                raise TooLarge(self.total)
+            # grow by a quarter more than needed: the cache evicts once per step, not per chunk
+            step = min(self.total - self.room + self.room // 4, self.limit - self.room)
+            self.room += step
+            if self.grow is not None:
+                self.grow(step)
+
+
+def scan_nodes(nodes: list[Any], budget: WalkBudget | None = None) -> tuple[list[Any], int]:
+    """Every node in reading order (as ghostfiles.all_nodes gives them: the listed
+    ones and those reachable through node references, depth first) and what they
+    cost; with the budget of their walk, its counts and references (no second
+    pass over the values), else counted here."""
+    seen: set[int] = set()
+    out: list[Any] = []
+    cost = 0 if budget is None else budget.total
+    known = budget.refs if budget is not None else None
+
+    def visit(n) -> None:
+        nonlocal cost
+        if id(n) in seen:
+            return
+        seen.add(id(n))
+        out.append(n)
+        cost += NODE_COST
+        for c in n.chunks:
+            if known is None or (c.error is not None and not c.skippable):
+                refs: list = []          # (a chunk that ended its walk was not counted in it)
+                cost += chunk_cost(c, refs)
+            else:
+                refs = known.get(id(c), ())
+            for m in refs:
+                visit(m)
+
+    for n in nodes:
+        visit(n)
+    return out, cost
