@@ -119,27 +119,39 @@ def scan_nodes(nodes: list[Any], budget: WalkBudget | None = None) -> tuple[list
     ones and those reachable through node references, depth first) and what they
     cost; with the budget of their walk, its counts and references (no second
     pass over the values), else counted here."""
-    seen: set[int] = set()
-    out: list[Any] = []
     cost = 0 if budget is None else budget.total
     known = budget.refs if budget is not None else None
 
-    def visit(n) -> None:
+    def refs_of(n: Any) -> list:
         nonlocal cost
-        if id(n) in seen:
-            return
-        seen.add(id(n))
-        out.append(n)
         cost += NODE_COST
+        out: list = []
         for c in n.chunks:
             if known is None or (c.error is not None and not c.skippable):
-                refs: list = []          # (a chunk that ended its walk was not counted in it)
-                cost += chunk_cost(c, refs)
+                cost += chunk_cost(c, out)     # (a chunk that ended its walk was not counted in it)
             else:
-                refs = known.get(id(c), ())
-            for m in refs:
-                visit(m)
+                out += known.get(id(c), ())
+        return out
 
-    for n in nodes:
-        visit(n)
-    return out, cost
+    return depth_first(nodes, refs_of), cost
+
+
+def depth_first(nodes: list[Any], refs_of: Callable[[Any], Any]) -> list[Any]:
+    """`nodes` and the nodes they reference (refs_of(node): an iterable), each once,
+    depth first in reading order. A loop, not a recursive inner function: such a
+    function refers to itself through its closure, a reference cycle that kept
+    every node of the parse alive after its last use until the cyclic collector ran
+    (a full collection, for a parse old enough: tens of MiB past the cache's bound)."""
+    seen: set[int] = set()
+    out: list[Any] = []
+    for root in nodes:
+        stack = [iter((root,))]
+        while stack:
+            n = next(stack[-1], None)
+            if n is None:
+                stack.pop()
+            elif id(n) not in seen:
+                seen.add(id(n))
+                out.append(n)
+                stack.append(iter(refs_of(n)))
+    return out

@@ -21,6 +21,7 @@ from gbxfs.formats.gbx.ghost.entrecord import parse_record_chunk, vehicle_tracks
 from gbxfs.formats.gbx.ghost.model import GhostTrack
 from gbxfs.formats.gbx.ghost.samples import ghost_track
 from gbxfs.formats.gbx.model import Node, NodeRef
+from gbxfs.tree.gbx.cost import depth_first
 from gbxfs.tree.gbx.values import walk_values
 
 CTN_GHOST = classdb.class_id("CGameCtnGhost")
@@ -48,22 +49,8 @@ def _refs(value: Any) -> Iterator[NodeRef]:
 def all_nodes(nodes: list[Node]) -> list[Node]:
     """Every node of the body, in reading order: the listed ones and the nodes
     reachable through node references in decoded values (direct nodes)."""
-    seen: set[int] = set()
-    out: list[Node] = []
-
-    def visit(n: Node) -> None:
-        if id(n) in seen:
-            return
-        seen.add(id(n))
-        out.append(n)
-        for c in n.chunks:
-            for ref in _refs(c.values):
-                if ref.node is not None:
-                    visit(ref.node)
-
-    for n in nodes:
-        visit(n)
-    return out
+    return depth_first(nodes, lambda n: (ref.node for c in n.chunks for ref in _refs(c.values)
+                                         if ref.node is not None))
 
 
 def find_ghosts(nodes: list[Node]) -> list[Ghost]:
