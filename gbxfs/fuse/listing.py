@@ -73,9 +73,11 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     items, dirnode = h.items, h.node
     if h.hash is None:
         h.hash = folder_hash(dirnode.path)
-    base, full, reply = h.hash, inodes.full, pyfuse3.readdir_reply
+    base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
     mtime = dirnode.mtime_ns
-    mode, uid, gid = file_owner(dirnode.access, policy)
+    # the short way's files differ only in number and size: one EntryAttributes per
+    # reply, changed per file (readdir_reply copies it into the reply at once)
+    shared = file_attributes(0, 0, mtime, policy, *file_owner(dirnode.access, policy))
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
     sizes: dict[int, int] = {}      # sizes computed in a worker thread, by position
@@ -84,7 +86,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         bname = name.encode(FS_ENCODING, FS_ERRORS)
         x = base.copy()
         x.update(bname)
-        ino = int.from_bytes(x.digest(), "little") & INODE_MASK
+        ino = from_bytes(x.digest(), "little") & INODE_MASK
         is_dir = entry.is_dir
         size = 0 if is_dir else entry.size_hint()
         if size is None:
@@ -97,13 +99,16 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             got = await work(lambda: [file_size(e) for e in batch])
             sizes = dict(zip(range(pos, pos + len(got)), got))
             size = sizes[pos]
-        node = full(ino)
-        if (node is None and not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
-                and entry.mtime_ns in (None, mtime)):
-            if not reply(token, bname, file_attributes(ino, size, mtime, policy, mode, uid, gid), pos + 1):
+        if (not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
+                and ((m := entry.mtime_ns) is None or m == mtime) and full(ino) is None):
+            shared.st_ino = ino
+            shared.st_size = size
+            shared.st_blocks = (size + 511) >> 9
+            if not reply(token, bname, shared, pos + 1):
                 break
             leaves.append(ino)
             continue
+        node = full(ino)
         path = inodes.child_path(dirnode, name)
         if ino <= ROOT_INODE or (node is not None and node.path != path):
             ino = inodes.number(path)       # rehashed with a salt (a collision)
