@@ -65,6 +65,20 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry]) -> Ite
     return items
 
 
+# the short way's files differ only in number and size: one EntryAttributes for all
+# files of the folders that share mtime, owner and policy (a pak's), changed per file
+# and copied into the reply at once by readdir_reply (nothing awaits in between)
+_shared: tuple[tuple, pyfuse3.EntryAttributes] | None = None
+
+
+def _shared_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPolicy) -> pyfuse3.EntryAttributes:
+    global _shared
+    key = (mtime, owner, policy.entry_timeout, policy.attr_timeout)
+    if _shared is None or _shared[0] != key:
+        _shared = key, file_attributes(0, 0, mtime, policy, *owner)
+    return _shared[1]
+
+
 async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy: AttrPolicy,
                        work: Callable[..., Awaitable]) -> None:
     """readdirplus replies for h.items[pos:] (pos >= 2: "." and ".." are the
@@ -75,9 +89,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         h.hash = folder_hash(dirnode.path)
     base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
     mtime = dirnode.mtime_ns
-    # the short way's files differ only in number and size: one EntryAttributes per
-    # reply, changed per file (readdir_reply copies it into the reply at once)
-    shared = file_attributes(0, 0, mtime, policy, *file_owner(dirnode.access, policy))
+    shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
     sizes: dict[int, int] = {}      # sizes computed in a worker thread, by position

@@ -22,6 +22,7 @@ from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, ne
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
 from gbxfs.fuse.listing import DirHandle, inherit, reply_listed, snapshot
+from gbxfs.fuse.runner import hand_over
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
@@ -56,6 +57,9 @@ class Operations(pyfuse3.Operations):
     # -- helpers ---------------------------------------------------------
 
     async def _work(self, fn: Callable, *args):
+        # every wait of a request handler passes here: another task reads the next
+        # requests meanwhile (runner._ReadLock wakes none of them on its own)
+        hand_over()
         return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
 
     async def _background(self, fn: Callable, *args) -> None:
