@@ -89,7 +89,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         h.hash = folder_hash(dirnode.path)
     base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
     mtime = dirnode.mtime_ns
-    shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
+    shared = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
     sizes: dict[int, int] = {}      # sizes computed in a worker thread, by position
@@ -113,6 +113,8 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             size = sizes[pos]
         if (not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
                 and ((m := entry.mtime_ns) is None or m == mtime) and full(ino) is None):
+            if shared is None:
+                shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
             shared.st_ino = ino
             shared.st_size = size
             shared.st_blocks = (size + 511) >> 9

@@ -137,8 +137,9 @@ class Operations(pyfuse3.Operations):
         (attrs.stable), so repeated getattrs and lookups only hand them back."""
         a = node.attrs
         if a is None:
-            a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access)
-            if stable(entry):
+            kids = entry.peek() if entry.is_dir else None      # one look for both
+            a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access, kids)
+            if stable(entry, kids):
                 node.attrs = a
         return a
 

@@ -189,13 +189,15 @@ class PakFolder(Dir):
         pinned, self._pinned = self._pinned, None
         if isinstance(pinned, dict):
             return pinned
-        return self._listed(pinned)
+        return self._listed(pinned, missed=pinned is not None)
 
-    def _listed(self, have: tuple | None = None) -> Mapping[str, Entry]:
+    def _listed(self, have: tuple | None = None, missed: bool = False) -> Mapping[str, Entry]:
         """The listing, from the cache or made (and cached) now; what loaded()
-        pinned is left alone (read-ahead calls this from worker threads)."""
+        pinned is left alone (read-ahead calls this from worker threads).
+        `missed`: the cache was just asked (the table and index pinned by
+        lists_from_memory right after loaded() found no listing), so ask under the lock only."""
         cache = self._tree.ctx.cache
-        kids = cache.get(self._key)
+        kids = None if missed else cache.get(self._key)
         if kids is None:
             with self._lock:
                 kids = cache.get(self._key)
