@@ -11,14 +11,15 @@ InodeTable.remember_listed).
 """
 from __future__ import annotations
 
+import itertools
 import logging
 from typing import Awaitable, Callable, Mapping
 
 import pyfuse3
 
-from gbxfs.fuse.attrs import AttrPolicy, file_attributes, file_owner, file_size, make_attributes
+from gbxfs.fuse.attrs import AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
-from gbxfs.tree.model import Entry
+from gbxfs.tree.model import Dir, Entry
 
 log = logging.getLogger("gbxfs.fuse")
 
@@ -29,7 +30,7 @@ Items = list[tuple[str, Entry]]
 
 
 class DirHandle:
-    __slots__ = ("node", "entry", "items", "hash", "parent")
+    __slots__ = ("node", "entry", "items", "hash", "parent", "sizes")
 
     def __init__(self, node: Inode, entry: Entry):
         self.node = node
@@ -39,6 +40,7 @@ class DirHandle:
         self.items: Items | None = None
         self.hash = None        # the folder's path hash (inodes.folder_hash): numbers its entries
         self.parent = node      # the node ".." shows (set with the items)
+        self.sizes: dict[int, int] | None = None    # sizes made with the listing, by position
 
 
 def inherit(entry: Entry, parent: Inode):
@@ -52,8 +54,17 @@ def valid_name(name: str) -> bool:
     return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
 
 
-def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry]) -> Items:
-    """The handle's items: ".", "..", then the listing's valid names."""
+def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]:
+    """The folder's listing and the sizes that need work of its first READDIR_BATCH
+    entries (worker thread): a folder listed in a worker thread is not visited
+    a second time for them (a pak's .pak-info.txt)."""
+    kids = folder.children()
+    return kids, {n: file_size(e) for n, e in itertools.islice(kids.items(), READDIR_BATCH) if needs_work(e)}
+
+
+def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes: dict[str, int] | None = None) -> Items:
+    """The handle's items: ".", "..", then the listing's valid names; `sizes`
+    (listed_with_sizes) become the handle's sizes by position."""
     parent = inodes.find_path(h.node.parent_path) if h.node.path else h.node
     h.parent = parent or h.node
     items = [(".", h.entry), ("..", (parent and parent.entry) or h.entry)]
@@ -62,6 +73,8 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry]) -> Ite
         for name in kids:
             if not valid_name(name):
                 log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
+    if sizes:
+        h.sizes = {pos: sizes[n] for pos, (n, _) in enumerate(items) if pos > 1 and n in sizes}
     return items
 
 
@@ -92,7 +105,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     shared = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
-    sizes: dict[int, int] = {}      # sizes computed in a worker thread, by position
+    sizes = h.sizes or {}       # sizes computed in a worker thread, by position
     for pos in range(pos, len(items)):
         name, entry = items[pos]
         bname = name.encode(FS_ENCODING, FS_ERRORS)

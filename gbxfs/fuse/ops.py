@@ -21,7 +21,7 @@ import trio
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
-from gbxfs.fuse.listing import DirHandle, inherit, reply_listed, snapshot
+from gbxfs.fuse.listing import DirHandle, inherit, listed_with_sizes, reply_listed, snapshot
 from gbxfs.fuse.runner import hand_over
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -218,7 +218,14 @@ class Operations(pyfuse3.Operations):
             raise fail(errno.EBADF)
         items = h.items
         if items is None:
-            items = h.items = snapshot(self.inodes, h, await self._children(h.entry))
+            entry = h.entry
+            if not isinstance(entry, Dir):
+                raise fail(errno.ENOTDIR)
+            if entry.loaded() or entry.lists_from_memory:
+                kids, sizes = entry.children(), None
+            else:   # in a worker thread: the first sizes that need work too, in the same visit
+                kids, sizes = await self._work(listed_with_sizes, entry)
+            items = h.items = snapshot(self.inodes, h, kids, sizes)
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
         pos = start_id
         while pos < 2:          # "." and ".."

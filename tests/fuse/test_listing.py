@@ -142,3 +142,27 @@ def test_files_of_paks_listed_in_turn_get_their_own_pak_s_time_and_owner(tmp_pat
         assert owner == {(st.st_mtime_ns, st.st_mode & 0o777, st.st_uid, st.st_gid)}
         shown |= owner
     assert len(shown) == 2
+
+
+def test_a_folder_listed_in_a_worker_thread_gets_its_sizes_in_the_same_visit(tmp_path, monkeypatch):
+    """A pak's root is listed in a worker thread (its table is read), and its
+    .pak-info.txt needs rendering for its size: one visit does both."""
+    write_packs(tmp_path / "p", {"X": _files(10, seed=8)})
+    ops, _ = _ops(tmp_path / "p")
+    visits = []
+    work = ops._work
+
+    async def counted(fn, *args):
+        visits.append(getattr(fn, "__name__", fn))
+        return await work(fn, *args)
+    monkeypatch.setattr(ops, "_work", counted)
+
+    async def main():
+        pak = await _walk(ops, "X.pak")
+        visits.clear()
+        listed = dict(await _list(ops, pak, monkeypatch))
+        info = await ops.lookup(pak, b".pak-info.txt", None)
+        return listed, info
+    listed, info = trio.run(main)
+    assert visits == ["listed_with_sizes"]
+    assert listed[b".pak-info.txt"]["st_size"] == info.st_size > 0
