@@ -112,8 +112,9 @@ class _ReadLock:
       unless the answer has to wait. So a waiter is woken only by hand_over()
       (Operations._work calls it before every wait of a request for a worker
       thread, the only way a request handler waits), by an exception leaving the
-      lock (the session is closing), or after WAITER_PATIENCE by itself (a task
-      that left pyfuse3's loop without coming back: the session ended).
+      lock (the session is closing), when a task ends (ReaderExit: pyfuse3's task
+      that saw the session end leaves without coming back), or after
+      WAITER_PATIENCE by itself (should a request ever wait some other way).
 
     trio.Lock woke the other of pyfuse3's two reading tasks on every request, only
     for it to wait again: two scheduler passes per request where one is needed
@@ -143,6 +144,15 @@ class _ReadLock:
 _LOCKS: "weakref.WeakSet[_ReadLock]" = weakref.WeakSet()
 
 
+class ReaderExit(trio.abc.Instrument):
+    """Wakes a task waiting for a free read lock whenever a task ends (a reader
+    that saw the session end, so that the others see it too). Defines no
+    per-step hook: trio calls it only when a task exits."""
+
+    def task_exited(self, task) -> None:
+        hand_over()
+
+
 def hand_over() -> None:
     """A request is about to wait (for a worker thread): wake a task waiting for
     pyfuse3's read lock, if it is free, so that the next requests are read meanwhile."""
@@ -168,7 +178,7 @@ def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
     _rare_young_collections()
     quick_request_wait()
     try:
-        trio.run(_serve, mountpoint, on_ready)
+        trio.run(_serve, mountpoint, on_ready, instruments=[ReaderExit()])
     finally:
         pyfuse3.close(unmount=True)
 

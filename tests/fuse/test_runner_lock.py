@@ -150,3 +150,35 @@ def test_a_request_about_to_wait_for_a_worker_hands_the_lock_over():
             assert got == ["reader"]
 
     trio.run(go, clock=trio.testing.MockClock())
+
+
+def test_a_reader_that_ends_wakes_the_waiting_one():
+    """pyfuse3's task that sees the session end leaves without coming back for
+    the lock: ReaderExit lets the waiting task take it (and see the end) at once,
+    not after its patience (virtual time stays 0)."""
+    lock = runner._ReadLock()
+    got = []
+
+    async def waiting_reader() -> None:
+        async with lock:
+            got.append(trio.current_time())
+
+    async def go() -> None:
+        release = trio.Event()
+
+        async def ending_reader(task_status=trio.TASK_STATUS_IGNORED) -> None:
+            async with lock:
+                task_status.started()
+                await release.wait()
+            # leaves pyfuse3's loop here: the task ends with the lock free
+
+        async with trio.open_nursery() as n:
+            await n.start(ending_reader)
+            n.start_soon(waiting_reader)
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(lock._lot) == 1
+            release.set()
+
+    # the clock jumps only after a real second of everything waiting: the patience's way
+    trio.run(go, clock=trio.testing.MockClock(autojump_threshold=1.0), instruments=[runner.ReaderExit()])
+    assert got == [0.0]
