@@ -4,9 +4,9 @@
 its attributes, and the kernel counts a reference to each (fuse/leaves.py).
 Nearly every entry is then a file that inherits its folder's mtime and access
 and has no inode node of its own: it takes the short way, with its number
-hashed on from its folder's path (inodes.folder_hash), attributes from values
-the listing shares (attrs.file_owner) and the references counted in one pass
-per reply. Everything else goes the general way (attrs.make_attributes,
+hashed on from its folder's path (inodes.folder_hash), one EntryAttributes
+shared by all such files (changed per file: pyfuse3 copies it into the reply at
+once) and the references counted in one pass per reply. Everything else goes the general way (attrs.make_attributes,
 InodeTable.remember_listed).
 """
 from __future__ import annotations
