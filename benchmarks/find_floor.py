@@ -46,9 +46,11 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
     import pyfuse3
     import trio
 
-    if quick:
-        from gbxfs.fuse.runner import quick_request_wait
+    instruments = []
+    if quick:       # as gbxfs's daemon runs (fuse/runner.py serve)
+        from gbxfs.fuse.runner import ReaderExit, quick_request_wait
         quick_request_wait()
+        instruments.append(ReaderExit())
 
     dirs: dict[int, list[tuple[bytes, object]]] = {pyfuse3.ROOT_INODE: []}
     index: dict[tuple[int, str], int] = {}
@@ -118,7 +120,7 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
 
     pyfuse3.init(Floor(), mountpoint, {"ro", "fsname=floor"})
     try:
-        trio.run(pyfuse3.main)
+        trio.run(pyfuse3.main, instruments=instruments)
     finally:
         pyfuse3.close()
 
