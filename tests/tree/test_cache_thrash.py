@@ -329,3 +329,17 @@ def test_values_being_made_share_half_the_bound():
     with cache.making(30):
         with cache.making(20):                 # 50: within half, goes at once
             pass
+
+
+def test_the_room_of_a_value_being_made_grows_as_it_counts():
+    """A walk that finds itself larger than its room (making's grow) makes the
+    cache evict for the difference, and gives all of it back at the end."""
+    cache = ByteLRU(100)
+    for k in "abc":
+        cache.put(k, k, 20)
+    with cache.making(30) as grow:               # 60 + 30 fits
+        assert cache.current_bytes == 60 and cache.held_bytes == 30
+        grow(35)                                 # 65 in flight: a goes, then b (least recent first)
+        assert [k for k in "abc" if cache.get(k) is not None] == ["c"]
+        assert cache.held_bytes == 65 and cache.current_bytes + 65 <= 100
+    assert cache.held_bytes == 0

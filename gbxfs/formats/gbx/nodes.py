@@ -346,8 +346,7 @@ def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int 
     """Walk a body: ReadNode on the main node (slot 0) of class `class_id` (as stored).
 
     `source` is the body bytes or a pull source (pak entries; give `size` or a source
-    with `remaining` so that the end can be checked). `on_chunk(chunk)` is called with
-    each chunk read, after its decoding; what it raises ends the walk and leaves walk_body."""
+    with `remaining` so that the end can be checked). `on_chunk`: see NodeWalker (what it raises leaves walk_body)."""
     walker = NodeWalker(decls, on_chunk)
     r = make_reader(source, text=text, num_nodes=num_nodes, externals=externals, on_node=on_node, feed=feed,
                     walker=walker)

@@ -219,8 +219,8 @@ def parsed_body(b: BodyData, result: Any, limit: int, budget: WalkBudget | None 
 def too_large(cost: int, limit: int, size: int, stopped: bool = False) -> ParsedBody:
     out = ParsedBody(status="unavailable", body_size=size)
     out.errors.append(GbxError(
-        f"the parsed body needs {'more than' if stopped else 'about'} {cost >> 20} MiB of memory, more than the whole cache "
-        f"({limit >> 20} MiB): not shown (mount option cache_mb raises the cache)", where="body"))
+        f"the parsed body needs {'more than' if stopped else 'about'} {cost >> 20} MiB of memory, more than the "
+        f"whole cache ({limit >> 20} MiB): not shown (mount option cache_mb raises the cache)", where="body"))
     return out
 
 
