@@ -80,13 +80,27 @@ def format_scalar(v: Any) -> str:
 _NOT_INLINE = (dict, list, NodeRef)
 
 
+# Lines of a dump joined into one block while it is written: a large chunk's
+# dump (a crystal's geometry: 13 MiB of text, 300,000 lines) held every line as
+# a str object until the end, five times the text in small objects at the peak.
+BLOCK_LINES = 4096
+
+
 def dump_lines(values: dict[str, Any], depth: int = 0) -> list[str]:
     out: list[str] = []
-    _dump_into(out, values, INDENT * depth)
+    _dump_into(out, values, INDENT * depth, None)
     return out
 
 
-def _dump_into(out: list[str], values: dict[str, Any], pad: str) -> None:
+class _Blocks(list):
+    """Finished blocks of a dump being written, each made by `done` from lines."""
+
+    def __init__(self, done):
+        super().__init__()
+        self.done = done
+
+
+def _dump_into(out: list[str], values: dict[str, Any], pad: str, blocks: _Blocks | None) -> None:
     append = out.append
     for name, v in values.items():
         t = type(v)
@@ -96,7 +110,7 @@ def _dump_into(out: list[str], values: dict[str, Any], pad: str) -> None:
             append(f"{pad}{name} = {v}")
         elif isinstance(v, dict):
             append(f"{pad}{name}:")
-            _dump_into(out, v, pad + INDENT)
+            _dump_into(out, v, pad + INDENT, blocks)
         elif isinstance(v, list):
             if len(v) <= INLINE_LIST and not any(isinstance(x, _NOT_INLINE) for x in v):
                 append(f"{pad}{name} = [" + ", ".join(map(format_scalar, v)) + "]")
@@ -107,17 +121,37 @@ def _dump_into(out: list[str], values: dict[str, Any], pad: str) -> None:
                 for i, x in enumerate(v):
                     if isinstance(x, dict):
                         append(f"{inner}[{i}]")
-                        _dump_into(out, x, deeper)
+                        _dump_into(out, x, deeper, blocks)
                     else:
                         append(f"{inner}[{i}] = {format_scalar(x)}")
+                    if blocks is not None and len(out) > BLOCK_LINES:
+                        blocks.append(blocks.done("\n".join(out)))
+                        out.clear()
         else:
             append(f"{pad}{name} = {format_scalar(v)}")
 
 
 def dump_values(values: dict[str, Any]) -> str:
     """The `.txt` dump of one chunk's values."""
-    lines = dump_lines(values)
-    return "\n".join(lines) + "\n" if lines else ""
+    return _dump(values, str, "\n")
+
+
+def dump_bytes(values: dict[str, Any]) -> bytes:
+    """dump_values encoded as UTF-8 (errors replaced), block by block: a large
+    dump is never held as lines, text and bytes at once."""
+    return _dump(values, lambda text: text.encode("utf-8", "replace"), b"\n")
+
+
+def _dump(values: dict[str, Any], done, newline):
+    out: list[str] = []
+    blocks = _Blocks(done)
+    _dump_into(out, values, "", blocks)
+    if out:
+        blocks.append(done("\n".join(out)))
+        out.clear()
+    if blocks:
+        blocks.append(newline[:0])      # the final newline, without a copy of the whole to add it
+    return newline.join(blocks)
 
 
 def to_json(v: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import Callable, Hashable
 
 from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.model import Chunk
-from gbxfs.formats.gbx.dump import dump_values
+from gbxfs.formats.gbx.dump import dump_bytes
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.cached import CachedFile, ParsedBytesFile
 from gbxfs.tree.model import Entry
@@ -60,7 +60,7 @@ def xml_text(chunk: Chunk) -> str | None:
 
 def render_chunk_txt(chunk: Chunk) -> bytes:
     if chunk.values is not None:
-        text = dump_values(chunk.values).encode("utf-8", "replace")
+        text = dump_bytes(chunk.values)
         if chunk.error is not None:   # decoded in part: say where it stopped
             text += f"# decoding stopped: {chunk.error}\n".encode("utf-8", "replace")
         return text
