@@ -1,0 +1,68 @@
+"""The walker's on_chunk hook sees every chunk it reads, once, after decoding
+(nested nodes' chunks included), in memory and from a pull source; what the
+hook raises ends the walk and leaves walk_body."""
+from __future__ import annotations
+
+import pytest
+from corpusdata import CORPUS, manifest_rows
+
+from gbxfs.formats.gbx.body import read_body
+from gbxfs.formats.gbx.header import parse_header
+from gbxfs.formats.gbx.nodes import walk_body
+
+pytestmark = pytest.mark.corpus
+
+
+class _Pull:
+    """A pull source over bytes (as a pak entry gives one)."""
+
+    def __init__(self, data: bytes):
+        self.data, self.pos = data, 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self.data) - self.pos
+
+    def read(self, n: int) -> bytes:
+        from gbxfs.formats.gbx.errors import Truncated
+        if n > self.remaining:
+            raise Truncated("short")
+        self.pos += n
+        return self.data[self.pos - n:self.pos]
+
+
+def _body(needle: str):
+    path = next(r["path"] for r in manifest_rows() if r["path"].endswith(needle))
+    data = (CORPUS / path).read_bytes()
+    h = parse_header(data)
+    return read_body(data, h.body_offset, h.body_compression).data, dict(
+        class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
+        externals=h.refs.by_node_index() if h.refs else None)
+
+
+@pytest.mark.parametrize("pull", [False, True])
+def test_every_chunk_once_after_decoding(corpus, pull):
+    body, kw = _body("TMS_Dirt_4.Replay.Gbx")       # a replay: ghosts are nested nodes
+    seen = []
+    result = walk_body(_Pull(body) if pull else body, on_chunk=lambda c: seen.append((c, c.values)), **kw)
+    assert result.status == "complete"
+    chunks = [c for n in result.nodes for c in n.chunks]
+    assert len(result.nodes) > 1                    # nodes read through references inside chunks
+    assert sorted(map(id, chunks)) == sorted(id(c) for c, _ in seen)
+    assert len(seen) == len(chunks) and all(c.values is v for c, v in seen)
+    assert any(c.skippable for c, _ in seen) and any(not c.skippable for c, _ in seen)
+
+
+def test_what_the_hook_raises_ends_the_walk(corpus):
+    body, kw = _body("TMS_Dirt_4.Replay.Gbx")
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_five(c, n=[0]):
+        n[0] += 1
+        if n[0] == 5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        walk_body(body, on_chunk=stop_at_five, **kw)
