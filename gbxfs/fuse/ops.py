@@ -249,11 +249,11 @@ class Operations(pyfuse3.Operations):
         parent = node.folder or (self.inodes.find_path(node.parent_path) if node.path else None)
         folder = parent.entry if parent is not None else None
         if isinstance(folder, Dir):
+            if folder.wants_prefetch(entry.name):
+                # the entries after this one, on another core while this one is served
+                trio.lowlevel.spawn_system_task(self._background, folder.read_ahead, entry.name, True)
             if folder.wants_read_ahead(entry.name):
                 await self._work(folder.read_ahead, entry.name)
-            elif folder.wants_prefetch(entry.name):
-                # the entries after this one, on another core while this one is served
-                trio.lowlevel.spawn_system_task(self._background, folder.read_ahead, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""`tar cf - .` in process: the FUSE handlers' own CPU for reading a whole tree.
+
+    .venv/bin/python benchmarks/read_inproc.py FOLDER [--gbx file] [--rounds 3] [--profile]
+
+Builds the tree of FOLDER (as `gbxfs mount -o gbx=...` would), lists it the way
+find_inproc.py does (what `find` before the read leaves listed), then walks it
+as tar does through the kernel: per folder `opendir`, `readdir` until a reply
+is empty, `releasedir`; per file `open`, `read` in 128 KiB requests to its
+size, `release`, in listing order, depth first. No kernel, no pyfuse3 request
+loop: the handlers, their worker-thread hand-offs and the background batches,
+on a trio loop. Prints per round the event loop thread's CPU seconds (what
+the daemon's main thread adds above read_floor.py's floor), the whole
+process's (worker threads too) and the wall time; --profile prints
+cProfile's top functions of the loop thread in the last round. For
+`benchmarks/run.py --peers` folders: FOLDER is <--keep DIR>/packs-<scale>.
+Not a test: numbers to read.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import stat
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import pyfuse3  # noqa: E402
+import trio  # noqa: E402
+
+from find_inproc import Reply, walk  # noqa: E402
+from find_inproc import readdir_reply as count_reply  # noqa: E402
+from gbxfs.fuse import runner  # noqa: E402
+from gbxfs.fuse.ops import Operations  # noqa: E402
+from gbxfs.tree.cache import ByteLRU  # noqa: E402
+from gbxfs.tree.context import TreeContext  # noqa: E402
+from gbxfs.tree.root import build_tree  # noqa: E402
+
+REQUEST = 128 * 1024      # the kernel's largest read request
+
+
+class SizedReply(Reply):
+    """A reply that keeps each entry's size too (the kernel has it from the
+    listing: tar's lstat sends no request)."""
+
+    __slots__ = ()
+
+
+def readdir_reply(token: Reply, name: bytes, attrs, offset: int) -> bool:
+    if not count_reply(token, name, attrs, offset):
+        return False
+    if isinstance(token, SizedReply):
+        token.got[-1] += (attrs.st_size,)
+    return True
+
+
+async def tar(ops: Operations, inode: int) -> int:
+    """Bytes read below folder `inode`, as tar reads them."""
+    total = 0
+    fh = await ops.opendir(inode, None)
+    pos, items = 0, []
+    while True:
+        token = SizedReply()
+        await ops.readdir(fh, pos, token)
+        if not token.got:
+            break
+        pos += len(token.got)
+        items += [it for it in token.got if it[0] not in (b".", b"..")]
+    await ops.releasedir(fh)
+    for name, ino, mode, size in items:
+        if stat.S_ISDIR(mode):
+            total += await tar(ops, ino)
+            continue
+        f = (await ops.open(ino, 0, None)).fh
+        for off in range(0, size, REQUEST):
+            total += len(await ops.read(f, off, REQUEST))
+        await ops.release(f)
+    return total
+
+
+async def listed_then_read(ops: Operations) -> tuple[int, float, float]:
+    await walk(ops)
+    t0, c0 = time.thread_time(), time.process_time()
+    n = await tar(ops, pyfuse3.ROOT_INODE)
+    return n, time.thread_time() - t0, time.process_time() - c0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder")
+    ap.add_argument("--gbx", default="file", choices=("file", "folder"))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args()
+    pyfuse3.readdir_reply = readdir_reply
+    runner._tune_malloc()
+    runner._rare_young_collections()          # as the daemon runs
+    for r in range(a.rounds):
+        ops = Operations(build_tree(a.folder, TreeContext(gbx_mode=a.gbx, cache=ByteLRU(256 << 20))))
+        prof = cProfile.Profile() if a.profile and r == a.rounds - 1 else None
+        if prof:
+            prof.enable()
+        w0 = time.perf_counter()
+        n, loop, cpu = trio.run(listed_then_read, ops)
+        wall = time.perf_counter() - w0
+        if prof:
+            prof.disable()
+        print(f"round {r + 1}: {n} bytes, loop thread {loop:.3f} s CPU, process {cpu:.3f} s CPU, "
+              f"{wall:.3f} s wall (listing included)", flush=True)
+    if a.profile:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(35)
+
+
+if __name__ == "__main__":
+    main()
