@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`tar cf - .` in process: the FUSE handlers' own CPU for reading a whole tree.
 
-    .venv/bin/python benchmarks/read_inproc.py FOLDER [--gbx file] [--rounds 3] [--profile]
+    .venv/bin/python benchmarks/read_inproc.py FOLDER [--gbx file] [--rounds 3] [--profile] [--per-request]
 
 Builds the tree of FOLDER (as `gbxfs mount -o gbx=...` would), lists it the way
 find_inproc.py does (what `find` before the read leaves listed), then walks it
@@ -12,7 +12,8 @@ loop: the handlers, their worker-thread hand-offs and the background batches,
 on a trio loop. Prints per round the event loop thread's CPU seconds (what
 the daemon's main thread adds above read_floor.py's floor), the whole
 process's (worker threads too) and the wall time; --profile prints
-cProfile's top functions of the loop thread in the last round. For
+cProfile's top functions of the loop thread in the last round, --per-request
+the loop thread's CPU per request of each kind (open, read, ...). For
 `benchmarks/run.py --peers` folders: FOLDER is <--keep DIR>/packs-<scale>.
 Not a test: numbers to read.
 """
@@ -81,8 +82,26 @@ async def tar(ops: Operations, inode: int) -> int:
     return total
 
 
-async def listed_then_read(ops: Operations) -> tuple[int, float, float]:
+def per_request(ops: Operations, spent: dict[str, list]) -> None:
+    """Have each handler tar uses add its calls and its loop thread CPU to `spent`."""
+    for name in ("opendir", "readdir", "releasedir", "open", "read", "release"):
+        real = getattr(ops, name)
+        got = spent.setdefault(name, [0, 0.0])
+
+        async def timed(*args, _real=real, _got=got):
+            t = time.thread_time()
+            try:
+                return await _real(*args)
+            finally:
+                _got[0] += 1
+                _got[1] += time.thread_time() - t
+        setattr(ops, name, timed)
+
+
+async def listed_then_read(ops: Operations, spent: dict | None = None) -> tuple[int, float, float]:
     await walk(ops)
+    if spent is not None:
+        per_request(ops, spent)
     t0, c0 = time.thread_time(), time.process_time()
     n = await tar(ops, pyfuse3.ROOT_INODE)
     return n, time.thread_time() - t0, time.process_time() - c0
@@ -94,6 +113,7 @@ def main() -> None:
     ap.add_argument("--gbx", default="file", choices=("file", "folder"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--per-request", action="store_true")
     a = ap.parse_args()
     pyfuse3.readdir_reply = readdir_reply
     runner._tune_malloc()
@@ -104,12 +124,15 @@ def main() -> None:
         if prof:
             prof.enable()
         w0 = time.perf_counter()
-        n, loop, cpu = trio.run(listed_then_read, ops)
+        spent: dict[str, list] | None = {} if a.per_request else None
+        n, loop, cpu = trio.run(listed_then_read, ops, spent)
         wall = time.perf_counter() - w0
         if prof:
             prof.disable()
         print(f"round {r + 1}: {n} bytes, loop thread {loop:.3f} s CPU, process {cpu:.3f} s CPU, "
               f"{wall:.3f} s wall (listing included)", flush=True)
+        for name, (calls, took) in (spent or {}).items():
+            print(f"  {name}: {calls} calls, {took:.3f} s, {took / max(calls, 1) * 1e6:.1f} us each")
     if a.profile:
         pstats.Stats(prof).sort_stats("tottime").print_stats(35)
 

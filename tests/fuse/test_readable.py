@@ -4,7 +4,9 @@ is waited for through trio."""
 from __future__ import annotations
 
 import socket
+import sys
 
+import pytest
 import trio
 
 from gbxfs.fuse import readable
@@ -24,21 +26,23 @@ def _taken_without_checkpoint(wait, fd: int) -> bool:
     return done == [True]
 
 
-def test_a_queued_request_is_taken_at_once_then_a_checkpoint_every_max_streak():
+@pytest.mark.parametrize("poll", [readable._POLL, None], ids=["libc", "select"])
+def test_a_queued_request_is_taken_at_once_then_a_checkpoint_every_max_streak(poll):
     a, b = socket.socketpair()
     with a, b:
         b.send(b"request")
-        r = readable.ReadableFirst()
+        r = readable.ReadableFirst(poll=poll)
         got = [_taken_without_checkpoint(r.wait_readable, a.fileno()) for _ in range(2 * readable.MAX_STREAK + 3)]
         m = readable.MAX_STREAK
         # each run of MAX_STREAK at once is followed by a real wait (a checkpoint: cancelled here)
         assert got == ([True] * m + [False]) * 2 + [True]
 
 
-def test_an_empty_device_is_waited_for_through_trio():
+@pytest.mark.parametrize("poll", [readable._POLL, None], ids=["libc", "select"])
+def test_an_empty_device_is_waited_for_through_trio(poll):
     a, b = socket.socketpair()
     with a, b:
-        r = readable.ReadableFirst()
+        r = readable.ReadableFirst(poll=poll)
         assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
         woke = []
 
@@ -52,6 +56,11 @@ def test_an_empty_device_is_waited_for_through_trio():
 
         trio.run(go)
         assert woke == [True]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libc's poll through ctypes: Linux")
+def test_the_libc_poll_is_there_on_linux():
+    assert readable._POLL is not None
 
 
 def test_another_descriptor_goes_to_trio():
