@@ -267,12 +267,16 @@ class Operations(pyfuse3.Operations):
             raise fail(errno.EIO)
         data = entry.read_nowait(off, size)
         if data is None:
+            self._prefetch(entry, off)      # what this read will need, on the other core too
             data = await self._work(entry.read, off, size)
         if data:
             # a large entry read in order: its next pieces on the other core meanwhile
-            for at in entry.prefetch_offsets(off + len(data)):
-                trio.lowlevel.spawn_system_task(self._background, entry.prefetch_at, at)
+            self._prefetch(entry, off + len(data))
         return data
+
+    def _prefetch(self, entry: File, offset: int) -> None:
+        for at in entry.prefetch_offsets(offset):
+            trio.lowlevel.spawn_system_task(self._background, entry.prefetch_at, at)
 
     @handler
     async def release(self, fh):
