@@ -78,6 +78,12 @@ class Operations(pyfuse3.Operations):
         entry = node.entry
         if entry is None and node.path is None:    # a file held from a listing: find its name
             folder = node.folder
+            entry, name = self._known_leaf(node)
+            if entry is not None:
+                node.path = self.inodes.child_path(folder, name)
+                node.mtime_ns, node.access = inherit(entry, folder)
+                node.entry = entry
+                return entry
             kids = await self._children(await self._entry(folder))
             names = self._names.get(folder.inode)
             if len(kids) <= NAMES_ON_LOOP or (names is not None and node.inode in names):
@@ -97,6 +103,18 @@ class Operations(pyfuse3.Operations):
                 raise fail(errno.ESTALE) from None
         node.entry = entry
         return entry
+
+    def _known_leaf(self, node: Inode) -> tuple[Entry | None, str | None]:
+        """A listed file's entry and name when its folder's names by inode number are
+        kept and the folder's listing is at hand (peek: no work, no listing), else
+        (None, None). Not for real folders, whose listings are checked against the disk."""
+        names = self._names.get(node.folder.inode)
+        name = names.get(node.inode) if names is not None else None
+        parent = node.folder.entry if name is not None else None
+        if parent is None or parent.revalidates:
+            return None, None
+        kids = parent.peek()
+        return (kids.get(name) if kids is not None else None), name
 
     def _listed_name(self, folder: Inode, kids: Mapping[str, Entry], inode: int) -> str | None:
         """The name in `kids` (folder's listing) whose path has inode number `inode`;

@@ -81,3 +81,34 @@ def test_a_listed_file_is_found_by_its_folder_listing(tmp_path, monkeypatch):
             assert await ops.read(fh, 0, 1000) == by_name[name.decode()]
             await ops.release(fh)
     trio.run(main)
+
+
+def test_a_folders_next_listed_files_open_from_its_listing_at_hand(tmp_path, monkeypatch):
+    files = many_files(300, seed=4)
+    write_packs(tmp_path / "p", {"X": files})
+    ctx = TreeContext(gbx_mode="file")
+    ctx.cache = ByteLRU(64 << 20)
+    ops = Operations(build_tree(str(tmp_path / "p"), ctx), policy=AttrPolicy(uid=1, gid=1))
+    listed = []
+    monkeypatch.setattr(pyfuse3, "readdir_reply",
+                        lambda token, name, attrs, next_id: listed.append((name, attrs)) or True)
+
+    async def main():
+        inode = pyfuse3.ROOT_INODE
+        for part in "X.pak/Data/G000/F00".split("/"):
+            inode = (await ops.lookup(inode, part.encode(), None)).st_ino
+        fh = await ops.opendir(inode, None)
+        await ops.readdir(fh, 0, None)
+        await ops.releasedir(fh)
+        folder = ops.inodes.get(inode).entry
+        first, *others = listed[2:]
+        await ops.release((await ops.open(first[1].st_ino, 0, None)).fh)    # finds the folder's names
+        # the next files are found in the listing at hand: no listing call, no name hashing
+        monkeypatch.setattr(type(folder), "children", lambda self: 1 / 0)
+        monkeypatch.setattr(ops, "_listed_name", None)
+        for name, attrs in others[:5]:
+            assert ops.inodes.get(attrs.st_ino).path is None                 # held compactly
+            ops_fh = (await ops.open(attrs.st_ino, 0, None)).fh
+            assert ops._files[ops_fh] is folder.peek()[name.decode()]
+            await ops.release(ops_fh)
+    trio.run(main)

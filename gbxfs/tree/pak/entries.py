@@ -236,10 +236,14 @@ class PakFolder(Dir):
             self._pinned = have
         return have is not None
 
+    def _listed_file(self, name: str):
+        """The listed entry `name` if the listing is cached, without counting as a use."""
+        kids = self._tree.ctx.cache.peek(self._key)
+        return kids.get(name) if kids is not None else None
+
     def wants_read_ahead(self, name: str) -> bool:
         """True when opening `name` should read ahead (an unread small pak entry)."""
-        kids = self.peek()
-        e = kids.get(name) if kids is not None else None
+        e = self._listed_file(name)
         if not isinstance(e, PakEntryFile) or e.size() > SMALL_ENTRY:
             return False
         made = e.made
@@ -249,8 +253,7 @@ class PakFolder(Dir):
         """True (once) when opening `name`, read ahead or in a batch being read
         ahead, should start the next read-ahead batch without waiting for it
         (tree/pak/ahead.py)."""
-        kids = self.peek()
-        e = kids.get(name) if kids is not None else None
+        e = self._listed_file(name)
         made = e.made if isinstance(e, PakEntryFile) else None
         return made is not None and take_mark(made)
 
