@@ -19,7 +19,6 @@ Not a test: numbers to read.
 """
 from __future__ import annotations
 
-import argparse
 import cProfile
 import pstats
 import stat
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pyfuse3  # noqa: E402
 import trio  # noqa: E402
 
-from find_inproc import Reply, walk  # noqa: E402
+from find_inproc import Reply, arguments, listing, walk  # noqa: E402
 from find_inproc import readdir_reply as count_reply  # noqa: E402
 from gbxfs.fuse import runner  # noqa: E402
 from gbxfs.fuse.ops import Operations  # noqa: E402
@@ -61,17 +60,7 @@ def readdir_reply(token: Reply, name: bytes, attrs, offset: int) -> bool:
 async def tar(ops: Operations, inode: int) -> int:
     """Bytes read below folder `inode`, as tar reads them."""
     total = 0
-    fh = await ops.opendir(inode, None)
-    pos, items = 0, []
-    while True:
-        token = SizedReply()
-        await ops.readdir(fh, pos, token)
-        if not token.got:
-            break
-        pos += len(token.got)
-        items += [it for it in token.got if it[0] not in (b".", b"..")]
-    await ops.releasedir(fh)
-    for name, ino, mode, size in items:
+    for name, ino, mode, size in await listing(ops, inode, SizedReply):
         if stat.S_ISDIR(mode):
             total += await tar(ops, ino)
             continue
@@ -108,11 +97,7 @@ async def listed_then_read(ops: Operations, spent: dict | None = None) -> tuple[
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folder")
-    ap.add_argument("--gbx", default="file", choices=("file", "folder"))
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--profile", action="store_true")
+    ap = arguments(__doc__)
     ap.add_argument("--per-request", action="store_true")
     a = ap.parse_args()
     pyfuse3.readdir_reply = readdir_reply
