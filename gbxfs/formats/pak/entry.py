@@ -70,7 +70,7 @@ class PakEntry(StoredPieces, EntryError):
         # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
         self.ahead_mark = False
         # pieces of a large stored entry being decrypted in the background -> set when done
-        self._pending: dict[int, threading.Event] = {}
+        self._pending: dict = {}
         self._ahead: DecryptAhead | None = None   # a compressed entry's pass input, decrypted ahead
 
     def _static_error(self, file_size: int) -> str | None:

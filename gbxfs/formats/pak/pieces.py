@@ -31,7 +31,7 @@ PIECE_WAIT = 10.0    # seconds a read waits for a background piece before decryp
 
 
 class StoredPieces:
-    _pending: dict[int, threading.Event]   # piece offset -> set when its background decryption ends
+    _pending: dict[int, "_Claim"]   # piece offset -> set when its background decryption ends
 
     def _pieces_wanted(self) -> bool:
         """Pieces only for a large stored entry with a cache to keep them in."""
@@ -57,7 +57,9 @@ class StoredPieces:
         piece = self._cache.get(key)
         if piece is None:
             busy = self._pending.get(at)
-            if busy is not None and busy.wait(PIECE_WAIT):   # being decrypted in the background
+            # being decrypted in the background; one only claimed is this read's (its task may
+            # wait for the worker thread this read holds)
+            if busy is not None and busy.started and busy.wait(PIECE_WAIT):
                 piece = self._cache.get(key)
             if piece is None:
                 piece = self._plain(at, min(CHUNK, self.size - at))
@@ -83,7 +85,7 @@ class StoredPieces:
         first = offset - offset % CHUNK
         for at in range(first, min(self.size, first + (PREFETCH_PIECES + 1) * CHUNK), CHUNK):
             if at not in self._pending and self._cache.get((self._token, at)) is None:
-                self._pending[at] = threading.Event()
+                self._pending[at] = _Claim()
                 out.append(at)
         return out
 
@@ -93,8 +95,10 @@ class StoredPieces:
         if self.rec.compressed:
             self._decrypt_ahead()
             return
-        if at not in self._pending:
+        claim = self._pending.get(at)
+        if claim is None:
             return      # not claimed (a file's first read asks before knowing its kind): read as asked
+        claim.started = True
         try:
             key = (self._token, at)
             if self._cache.get(key) is None:
@@ -120,6 +124,12 @@ class StoredPieces:
             ahead.stop()            # a GBX entry's pass decrypts as it parses
             return
         ahead.run()     # the pass stops it when over (PakEntry._verify); what is left is the pass's
+
+
+class _Claim(threading.Event):
+    """A piece claimed for the background: set when done; `started` once a worker has it."""
+
+    started = False
 
 
 _STARTING = threading.Lock()    # held to set a PakEntry's DecryptAhead once

@@ -118,3 +118,18 @@ def test_a_corrupt_entry_is_refused_with_its_input_decrypted_ahead():
     producer.join(10)
     assert e.error and not producer.is_alive()
 
+
+
+def test_a_read_does_not_wait_for_a_stored_piece_only_claimed(monkeypatch):
+    """A claimed piece's background task may be queued behind the very worker thread
+    the read holds: the read decrypts it itself unless a worker has started it."""
+    pak = build_pak([PakFile("D/big.bin", _data(), compress=False)], KS)
+    arc = PakArchive(lambda o, n: pak[o:o + n], len(pak), derive_key(KS), cache=ByteLRU(64 << 20))
+    e = arc.entry(arc.files[0])
+    assert e.read(0, 10) == _data()[:10]
+    assert e.prefetch_pieces(CHUNK) == [CHUNK, 2 * CHUNK]
+    monkeypatch.setattr(pieces._Claim, "wait", lambda self, timeout=None: pytest.fail("waited"))
+    assert e.read(CHUNK + 5, 100) == _data()[CHUNK + 5:CHUNK + 105]
+    e.prefetch(CHUNK)               # its task, late: the piece is there, nothing to do
+    e.prefetch(2 * CHUNK)
+    assert not e._pending and e.read(2 * CHUNK, 10) == _data()[2 * CHUNK:2 * CHUNK + 10]
