@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 import pyfuse3
 import trio
 
+from gbxfs.fuse import readable
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
@@ -269,7 +270,7 @@ class Operations(pyfuse3.Operations):
         if isinstance(folder, Dir):
             if folder.wants_prefetch(entry.name):
                 # the entries after this one, on another core while this one is served
-                trio.lowlevel.spawn_system_task(self._background, folder.read_ahead, entry.name, True)
+                self._spawn(folder.read_ahead, entry.name, True)
             if folder.wants_read_ahead(entry.name):
                 await self._work(folder.read_ahead, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
@@ -285,7 +286,8 @@ class Operations(pyfuse3.Operations):
             raise fail(errno.EIO)
         data = entry.read_nowait(off, size)
         if data is None:
-            self._prefetch(entry, off)      # what this read will need, on the other core too
+            if not off:     # a first read: what it will need (a large entry's pass input), on the other core too
+                self._prefetch(entry, 0)
             data = await self._work(entry.read, off, size)
         if data:
             # a large entry read in order: its next pieces on the other core meanwhile
@@ -294,7 +296,12 @@ class Operations(pyfuse3.Operations):
 
     def _prefetch(self, entry: File, offset: int) -> None:
         for at in entry.prefetch_offsets(offset):
-            trio.lowlevel.spawn_system_task(self._background, entry.prefetch_at, at)
+            self._spawn(entry.prefetch_at, at)
+
+    def _spawn(self, fn: Callable, *args) -> None:
+        """Start background work now (the next wait for a request lets it start)."""
+        trio.lowlevel.spawn_system_task(self._background, fn, *args)
+        readable.pass_soon()
 
     @handler
     async def release(self, fh):

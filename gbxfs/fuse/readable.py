@@ -8,7 +8,8 @@ When the kernel queued the next request while the last one was answered
 (a RELEASE is asynchronous: `tar` has already sent its next OPEN), a poll
 with no timeout says so and the request is read at once. At most MAX_STREAK
 requests are taken that way in a row: then a real wait lets the other tasks
-run (worker threads' results, background batches).
+run (worker threads' results, background batches); a handler that starts a
+task asks for the real wait at once (pass_soon).
 
 The poll is libc's, called without releasing the GIL (ctypes.PyDLL): select's
 poll gives the GIL up around even a zero timeout, and taking it back meant
@@ -24,6 +25,16 @@ import trio
 
 # requests answered one after the other without a scheduler pass at most
 MAX_STREAK = 16
+
+
+class _Soon:
+    wanted = False      # a task was started: the next wait passes through the scheduler
+
+
+def pass_soon() -> None:
+    """Have the next wait for a request pass through trio's scheduler (a handler
+    started a task: background work is started there, not after MAX_STREAK requests)."""
+    _Soon.wanted = True
 
 
 class _PollFd(ctypes.Structure):
@@ -70,13 +81,14 @@ class ReadableFirst:
         return lambda: p.poll(0) == [(fd, select.POLLIN)]
 
     async def wait_readable(self, fd) -> None:
-        if self.streak < MAX_STREAK:
+        if self.streak < MAX_STREAK and not _Soon.wanted:
             if self._fd is None:
                 self._fd, self._ready = fd, self._watch(fd)
             if fd == self._fd and self._ready():
                 self.streak += 1
                 return
         self.streak = 0
+        _Soon.wanted = False
         await self._wait(fd)
 
 

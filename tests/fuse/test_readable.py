@@ -72,3 +72,14 @@ def test_another_descriptor_goes_to_trio():
         r = readable.ReadableFirst()
         assert _taken_without_checkpoint(r.wait_readable, a.fileno())
         assert not _taken_without_checkpoint(r.wait_readable, c.fileno())
+
+
+def test_a_started_task_makes_the_next_wait_a_real_one():
+    a, b = socket.socketpair()
+    with a, b:
+        b.send(b"request")
+        r = readable.ReadableFirst()
+        assert _taken_without_checkpoint(r.wait_readable, a.fileno())
+        readable.pass_soon()
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())   # through the scheduler
+        assert _taken_without_checkpoint(r.wait_readable, a.fileno())       # once
