@@ -13,7 +13,9 @@ or an exported commit), ratarmount on the same files as a zip (peers.py), and
 so it answers each request with no work at all: once as pyfuse3 comes, once
 with the lock gbxfs has pyfuse3 wait for requests under (fuse/runner.py).
 Prints the median and best `find . | wc -l` wall time and the daemon's CPU
-seconds (utime + stime) for each. The second floor's figures are what the
+seconds (utime + stime) for each; `--count` runs one more round of the pyfuse3
+mounts and prints the requests each answered, by type (fuse_counts.py: the
+mount's own first listing included). The second floor's figures are what the
 kernel round trips, pyfuse3 and trio cost by themselves for this listing:
 gbxfs cannot go below them.
 Not a test: run by hand.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import json
 import os
 import stat
 import statistics
@@ -43,9 +46,11 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
     import pyfuse3
     import trio
 
-    if quick:
-        from gbxfs.fuse.runner import quick_request_wait
+    instruments = []
+    if quick:       # as gbxfs's daemon runs (fuse/runner.py serve)
+        from gbxfs.fuse.runner import ReaderExit, quick_request_wait
         quick_request_wait()
+        instruments.append(ReaderExit())
 
     dirs: dict[int, list[tuple[bytes, object]]] = {pyfuse3.ROOT_INODE: []}
     index: dict[tuple[int, str], int] = {}
@@ -115,7 +120,7 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
 
     pyfuse3.init(Floor(), mountpoint, {"ro", "fsname=floor"})
     try:
-        trio.run(pyfuse3.main)
+        trio.run(pyfuse3.main, instruments=instruments)
     finally:
         pyfuse3.close()
 
@@ -165,12 +170,41 @@ def mounts(packs: Path, zpath: Path, checkouts: list[str], ratarmount: bool = Tr
     return runs
 
 
+def counting(argv: list[str], out: Path) -> list[str]:
+    """`argv` (a `python -c` daemon) with its requests counted into `out` (fuse_counts.py)."""
+    shim = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import fuse_counts; "
+            f"fuse_counts.install({str(out)!r}); ")
+    return argv[:2] + [shim + argv[2]] + argv[3:]
+
+
+def print_counts(runs: list[tuple[str, list, str | None]]) -> None:
+    """One counted `find` on each pyfuse3 mount of `runs`: its requests by type."""
+    got: dict[str, dict[str, int]] = {}
+    for name, argv, path in runs:
+        if argv[1] != "-c":
+            continue        # ratarmount: not a pyfuse3 daemon
+        with tempfile.TemporaryDirectory(prefix="gbxfs-find-") as mpd:
+            out = Path(mpd) / "counts.json"
+            mp = Path(mpd) / "mp"
+            mp.mkdir()
+            find_once(counting(argv, out), path, mp)
+            got[name] = json.loads(out.read_text())
+    kinds = sorted({k for c in got.values() for k in c})
+    print("\nrequests during mount + find, by type\n| kind | " + " | ".join(got) + " |")
+    print("|---" * (len(got) + 1) + "|")
+    for k in kinds + ["total requests"]:
+        row = [c.get(k, 0) if k != "total requests" else sum(v for n, v in c.items() if not n.startswith("entries"))
+               for c in got.values()]
+        print(f"| {k} | " + " | ".join(str(v) for v in row) + " |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--keep", help="where peers.py keeps (and reuses) the generated folder")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--checkout", action="append", default=[], help="another gbxfs tree to compare")
+    ap.add_argument("--count", action="store_true", help="also count each pyfuse3 mount's requests")
     ap.add_argument("--serve", nargs=2, metavar=("MOUNTPOINT", "ZIP"), help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -188,9 +222,13 @@ def main() -> None:
     print(f"find . | wc -l, {a.rounds} rounds, scale {a.scale:g}; load {os.getloadavg()[0]:.1f}")
     print("| mount | entries | find wall s (median / best) | daemon CPU s (median / best) |\n|---|---|---|---|")
     for name, res in got.items():
+        if not res:
+            continue
         walls, cpus = [r[0] for r in res], [r[1] for r in res]
         print(f"| {name} | {res[0][2]} | {statistics.median(walls):.2f} / {min(walls):.2f} "
               f"| {statistics.median(cpus):.2f} / {min(cpus):.2f} |")
+    if a.count:
+        print_counts(runs)
 
 
 if __name__ == "__main__":

@@ -48,8 +48,13 @@ def shown_mode(entry: Dir, access: Access | None) -> int:
     return stat.S_IFDIR | (perm if entry.exact_mode else perm | (perm & 0o444) >> 2)
 
 
+# "not given": ask the folder (Dir.peek)
+_PEEK = object()
+
+
 def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: AttrPolicy,
-                    access: Access | None = None) -> pyfuse3.EntryAttributes:
+                    access: Access | None = None, kids=_PEEK) -> pyfuse3.EntryAttributes:
+    """`kids`: a folder's entry.peek(), when the caller has it already."""
     # called once per entry a listing shows: only the fields that are not
     # EntryAttributes' zero defaults (generation, st_rdev) are set
     if not entry.is_dir:
@@ -59,7 +64,8 @@ def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: 
     a.entry_timeout = policy.entry_timeout
     a.attr_timeout = policy.attr_timeout
     a.st_mode = shown_mode(entry, access)
-    kids = entry.peek()
+    if kids is _PEEK:
+        kids = entry.peek()
     # 2 + subdirectories when known; 1 (the "unknown" convention find honours)
     # rather than listing a pak just to count its folders
     a.st_nlink = 1 if kids is None else 2 + sum(1 for c in list(kids.values()) if c.is_dir)
@@ -99,13 +105,14 @@ def file_attributes(inode: int, size: int, mtime_ns: int, policy: AttrPolicy, mo
     return a
 
 
-def stable(entry: Entry) -> bool:
+def stable(entry: Entry, kids=_PEEK) -> bool:
     """True when the attributes made for this entry object can be kept and
     answered again: a file's exact size never changes for a given entry (a
     changed source gets a new entry); a folder's link count is final once it
-    was listed, except for a real folder, which is re-listed when it changes."""
+    was listed, except for a real folder, which is re-listed when it changes.
+    `kids`: the folder's entry.peek(), when the caller has it already."""
     if entry.is_dir:
-        return not entry.revalidates and entry.peek() is not None
+        return not entry.revalidates and (entry.peek() if kids is _PEEK else kids) is not None
     return True
 
 

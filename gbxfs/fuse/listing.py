@@ -4,21 +4,22 @@
 its attributes, and the kernel counts a reference to each (fuse/leaves.py).
 Nearly every entry is then a file that inherits its folder's mtime and access
 and has no inode node of its own: it takes the short way, with its number
-hashed on from its folder's path (inodes.folder_hash), attributes from values
-the listing shares (attrs.file_owner) and the references counted in one pass
-per reply. Everything else goes the general way (attrs.make_attributes,
+hashed on from its folder's path (inodes.folder_hash), one EntryAttributes
+shared by all such files (changed per file: pyfuse3 copies it into the reply at
+once) and the references counted in one pass per reply. Everything else goes the general way (attrs.make_attributes,
 InodeTable.remember_listed).
 """
 from __future__ import annotations
 
+import itertools
 import logging
 from typing import Awaitable, Callable, Mapping
 
 import pyfuse3
 
-from gbxfs.fuse.attrs import AttrPolicy, file_attributes, file_owner, file_size, make_attributes
+from gbxfs.fuse.attrs import AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
-from gbxfs.tree.model import Entry
+from gbxfs.tree.model import Dir, Entry
 
 log = logging.getLogger("gbxfs.fuse")
 
@@ -29,7 +30,7 @@ Items = list[tuple[str, Entry]]
 
 
 class DirHandle:
-    __slots__ = ("node", "entry", "items", "hash", "parent")
+    __slots__ = ("node", "entry", "items", "hash", "parent", "sizes")
 
     def __init__(self, node: Inode, entry: Entry):
         self.node = node
@@ -39,6 +40,7 @@ class DirHandle:
         self.items: Items | None = None
         self.hash = None        # the folder's path hash (inodes.folder_hash): numbers its entries
         self.parent = node      # the node ".." shows (set with the items)
+        self.sizes: dict[int, int] | None = None    # sizes made with the listing, by position
 
 
 def inherit(entry: Entry, parent: Inode):
@@ -52,8 +54,17 @@ def valid_name(name: str) -> bool:
     return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
 
 
-def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry]) -> Items:
-    """The handle's items: ".", "..", then the listing's valid names."""
+def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]:
+    """The folder's listing and the sizes that need work of its first READDIR_BATCH
+    entries (worker thread): a folder listed in a worker thread is not visited
+    a second time for them (a pak's .pak-info.txt)."""
+    kids = folder.children()
+    return kids, {n: file_size(e) for n, e in itertools.islice(kids.items(), READDIR_BATCH) if needs_work(e)}
+
+
+def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes: dict[str, int] | None = None) -> Items:
+    """The handle's items: ".", "..", then the listing's valid names; `sizes`
+    (listed_with_sizes) become the handle's sizes by position."""
     parent = inodes.find_path(h.node.parent_path) if h.node.path else h.node
     h.parent = parent or h.node
     items = [(".", h.entry), ("..", (parent and parent.entry) or h.entry)]
@@ -62,7 +73,23 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry]) -> Ite
         for name in kids:
             if not valid_name(name):
                 log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
+    if sizes:
+        h.sizes = {pos: sizes[n] for pos, (n, _) in enumerate(items) if pos > 1 and n in sizes}
     return items
+
+
+# the short way's files differ only in number and size: one EntryAttributes for all
+# files of the folders that share mtime, owner and policy (a pak's), changed per file
+# and copied into the reply at once by readdir_reply (nothing awaits in between)
+_shared: tuple[tuple, pyfuse3.EntryAttributes] | None = None
+
+
+def _shared_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPolicy) -> pyfuse3.EntryAttributes:
+    global _shared
+    key = (mtime, owner, policy.entry_timeout, policy.attr_timeout)
+    if _shared is None or _shared[0] != key:
+        _shared = key, file_attributes(0, 0, mtime, policy, *owner)
+    return _shared[1]
 
 
 async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy: AttrPolicy,
@@ -73,18 +100,18 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     items, dirnode = h.items, h.node
     if h.hash is None:
         h.hash = folder_hash(dirnode.path)
-    base, full, reply = h.hash, inodes.full, pyfuse3.readdir_reply
+    base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
     mtime = dirnode.mtime_ns
-    mode, uid, gid = file_owner(dirnode.access, policy)
+    shared = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
-    sizes: dict[int, int] = {}      # sizes computed in a worker thread, by position
+    sizes = h.sizes or {}       # sizes computed in a worker thread, by position
     for pos in range(pos, len(items)):
         name, entry = items[pos]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
         x = base.copy()
         x.update(bname)
-        ino = int.from_bytes(x.digest(), "little") & INODE_MASK
+        ino = from_bytes(x.digest(), "little") & INODE_MASK
         is_dir = entry.is_dir
         size = 0 if is_dir else entry.size_hint()
         if size is None:
@@ -97,13 +124,18 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             got = await work(lambda: [file_size(e) for e in batch])
             sizes = dict(zip(range(pos, pos + len(got)), got))
             size = sizes[pos]
-        node = full(ino)
-        if (node is None and not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
-                and entry.mtime_ns in (None, mtime)):
-            if not reply(token, bname, file_attributes(ino, size, mtime, policy, mode, uid, gid), pos + 1):
+        if (not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
+                and ((m := entry.mtime_ns) is None or m == mtime) and full(ino) is None):
+            if shared is None:
+                shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
+            shared.st_ino = ino
+            shared.st_size = size
+            shared.st_blocks = (size + 511) >> 9
+            if not reply(token, bname, shared, pos + 1):
                 break
             leaves.append(ino)
             continue
+        node = full(ino)
         path = inodes.child_path(dirnode, name)
         if ino <= ROOT_INODE or (node is not None and node.path != path):
             ino = inodes.number(path)       # rehashed with a salt (a collision)

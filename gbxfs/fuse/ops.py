@@ -22,7 +22,8 @@ from gbxfs.fuse import readable
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
-from gbxfs.fuse.listing import DirHandle, inherit, reply_listed, snapshot
+from gbxfs.fuse.listing import DirHandle, inherit, listed_with_sizes, reply_listed, snapshot
+from gbxfs.fuse.runner import hand_over
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
@@ -57,6 +58,9 @@ class Operations(pyfuse3.Operations):
     # -- helpers ---------------------------------------------------------
 
     async def _work(self, fn: Callable, *args):
+        # every wait of a request handler passes here: another task reads the next
+        # requests meanwhile (runner._ReadLock wakes none of them on its own)
+        hand_over()
         return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
 
     async def _background(self, fn: Callable, *args) -> None:
@@ -152,8 +156,9 @@ class Operations(pyfuse3.Operations):
         (attrs.stable), so repeated getattrs and lookups only hand them back."""
         a = node.attrs
         if a is None:
-            a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access)
-            if stable(entry):
+            kids = entry.peek() if entry.is_dir else None      # one look for both
+            a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access, kids)
+            if stable(entry, kids):
                 node.attrs = a
         return a
 
@@ -232,7 +237,14 @@ class Operations(pyfuse3.Operations):
             raise fail(errno.EBADF)
         items = h.items
         if items is None:
-            items = h.items = snapshot(self.inodes, h, await self._children(h.entry))
+            entry = h.entry
+            if not isinstance(entry, Dir):
+                raise fail(errno.ENOTDIR)
+            if entry.loaded() or entry.lists_from_memory:
+                kids, sizes = entry.children(), None
+            else:   # in a worker thread: the first sizes that need work too, in the same visit
+                kids, sizes = await self._work(listed_with_sizes, entry)
+            items = h.items = snapshot(self.inodes, h, kids, sizes)
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
         pos = start_id
         while pos < 2:          # "." and ".."

@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 import types
+import weakref
 from typing import Callable
 
 import pyfuse3
@@ -98,25 +99,67 @@ def _rare_young_collections() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
+# seconds a task waiting for _ReadLock sleeps before it looks again by itself
+WAITER_PATIENCE = 0.1
+
+
 class _ReadLock:
     """What pyfuse3 takes around waiting for the next request (one task at a time
-    may wait on /dev/fuse), without trio.Lock's pass through the scheduler when it
-    is free: trio.Lock.acquire yields once even then, so every request cost two
-    scheduler passes, one of them for nothing (about a quarter of the CPU pyfuse3
-    and trio spend per request: benchmarks/README.md, find_floor.py)."""
+    may wait on /dev/fuse), made for that use:
+
+    - taken without trio.Lock's pass through the scheduler when it is free
+      (trio.Lock.acquire yields once even then);
+    - released without waking a waiter. pyfuse3 releases it when a request
+      arrives; the releasing task answers the request and comes back for the lock
+      unless the answer has to wait. So a waiter is woken only by hand_over()
+      (Operations._work calls it before every wait of a request for a worker
+      thread, the only way a request handler waits), by an exception leaving the
+      lock (the session is closing), when a task ends (ReaderExit: pyfuse3's task
+      that saw the session end leaves without coming back), or after
+      WAITER_PATIENCE by itself (should a request ever wait some other way).
+
+    trio.Lock woke the other of pyfuse3's two reading tasks on every request, only
+    for it to wait again: two scheduler passes per request where one is needed
+    (benchmarks/README.md, find_floor.py)."""
 
     def __init__(self):
         self._held = False
         self._lot = trio.lowlevel.ParkingLot()
+        _LOCKS.add(self)
 
     async def __aenter__(self) -> None:
         while self._held:
-            await self._lot.park()
+            with trio.move_on_after(WAITER_PATIENCE):
+                await self._lot.park()
         self._held = True
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, exc_type, *exc) -> None:
         self._held = False
-        self._lot.unpark()
+        if exc_type is not None:
+            self._lot.unpark_all()
+
+    def wake_if_free(self) -> None:
+        if not self._held and self._lot:
+            self._lot.unpark()
+
+
+_LOCKS: "weakref.WeakSet[_ReadLock]" = weakref.WeakSet()
+
+
+class ReaderExit(trio.abc.Instrument):
+    """Wakes a task waiting for a free read lock whenever a task ends (a reader
+    that saw the session end, so that the others see it too). Defines no
+    per-step hook: trio calls it only when a task exits."""
+
+    def task_exited(self, task) -> None:
+        hand_over()
+
+
+def hand_over() -> None:
+    """A request is about to wait (for a worker thread): wake a task waiting for
+    pyfuse3's read lock, if it is free, so that the next requests are read meanwhile."""
+    for lock in _LOCKS:
+        lock.wake_if_free()
 
 
 def quick_request_wait() -> None:
@@ -140,7 +183,7 @@ def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
     _rare_young_collections()
     quick_request_wait()
     try:
-        trio.run(_serve, mountpoint, on_ready)
+        trio.run(_serve, mountpoint, on_ready, instruments=[ReaderExit()])
     finally:
         pyfuse3.close(unmount=True)
 

@@ -114,3 +114,55 @@ def test_a_file_with_wrong_table_fields_shows_in_error_txt_at_once(tmp_path):
         assert kids["last.bin"].error.startswith("pak truncated")
         assert kids["f000.bin"].made is None
     trio.run(main)
+
+
+def test_files_of_paks_listed_in_turn_get_their_own_pak_s_time_and_owner(tmp_path, monkeypatch):
+    """The short way's attributes are shared between folders only where mtime,
+    owner and policy are the same: listing another pak's folder in between changes them."""
+    write_packs(tmp_path / "p", {"A": _files(30, seed=6), "B": _files(30, seed=7)})
+    os.utime(tmp_path / "p" / "A.pak", ns=(10**18, 10**18))
+    os.utime(tmp_path / "p" / "B.pak", ns=(2 * 10**18, 2 * 10**18))
+    os.chmod(tmp_path / "p" / "B.pak", 0o600)
+    ops, _ = _ops(tmp_path / "p")
+
+    async def main():
+        got = {}
+        for pak in ("A", "B", "A"):
+            sub = await _walk(ops, f"{pak}.pak/Data/Sub")
+            got.setdefault(pak, []).append(await _list(ops, sub, monkeypatch))
+        return got
+    got = trio.run(main)
+    assert got["A"][0] == got["A"][1]
+    shown = set()
+    for pak in ("A", "B"):
+        st = os.stat(tmp_path / "p" / f"{pak}.pak")     # a pak's files show its mtime and access
+        listed = got[pak][0]
+        assert len(listed) == 30 and len({a["st_ino"] for _, a in listed}) == 30
+        owner = {(a["st_mtime_ns"], a["st_mode"] & 0o777, a["st_uid"], a["st_gid"]) for _, a in listed}
+        assert owner == {(st.st_mtime_ns, st.st_mode & 0o777, st.st_uid, st.st_gid)}
+        shown |= owner
+    assert len(shown) == 2
+
+
+def test_a_folder_listed_in_a_worker_thread_gets_its_sizes_in_the_same_visit(tmp_path, monkeypatch):
+    """A pak's root is listed in a worker thread (its table is read), and its
+    .pak-info.txt needs rendering for its size: one visit does both."""
+    write_packs(tmp_path / "p", {"X": _files(10, seed=8)})
+    ops, _ = _ops(tmp_path / "p")
+    visits = []
+    work = ops._work
+
+    async def counted(fn, *args):
+        visits.append(getattr(fn, "__name__", fn))
+        return await work(fn, *args)
+    monkeypatch.setattr(ops, "_work", counted)
+
+    async def main():
+        pak = await _walk(ops, "X.pak")
+        visits.clear()
+        listed = dict(await _list(ops, pak, monkeypatch))
+        info = await ops.lookup(pak, b".pak-info.txt", None)
+        return listed, info
+    listed, info = trio.run(main)
+    assert visits == ["listed_with_sizes"]
+    assert listed[b".pak-info.txt"]["st_size"] == info.st_size > 0

@@ -5,6 +5,7 @@ was dropped is found again by its path, with the same attributes and bytes."""
 from __future__ import annotations
 
 import gc
+import types
 
 import pyfuse3
 import trio
@@ -58,8 +59,10 @@ def _pak_ops(tmp_path, monkeypatch, files):
     ctx.cache = ByteLRU(64 << 20)
     ops = Operations(build_tree(str(tmp_path / "p"), ctx), policy=AttrPolicy(uid=1, gid=1))
     listed = []
-    monkeypatch.setattr(pyfuse3, "readdir_reply",
-                        lambda token, name, attrs, next_id: listed.append((name, attrs)) or True)
+    # the values are copied at once, as pyfuse3 copies them into the reply (a listing
+    # may hand the same EntryAttributes again, changed, for its next entry)
+    monkeypatch.setattr(pyfuse3, "readdir_reply", lambda token, name, attrs, next_id: listed.append(
+        (name, types.SimpleNamespace(st_ino=attrs.st_ino, st_size=attrs.st_size))) or True)
     return ops, ctx, listed
 
 

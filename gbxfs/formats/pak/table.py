@@ -23,7 +23,7 @@ import itertools
 import struct
 import sys
 from array import array
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFileRecord, PakFolder, decode_name, split_name
@@ -109,6 +109,25 @@ class FileTable(Sequence[PakFileRecord]):
         if self.tail is FIXED:
             return decode_name(raw[at:end]), FIXED.unpack_from(raw, end)
         return decode_name(raw[at:end]), _FIVE.unpack_from(raw, end) + _U64.unpack_from(raw, end + self.tail.size - 8)
+
+    def rows(self, indices: Iterable[int]) -> Iterator[tuple[int, str, tuple[int, int, int, int, int, int]]]:
+        """(i, stored name, fixed fields) of each file i of `indices`, as row(i)
+        gives them, in one pass (a folder's listing: no call per file)."""
+        if self.tail is not FIXED:
+            row = self.row
+            for i in indices:
+                yield (i, *row(i))
+            return
+        raw, offsets = self.raw, self.offsets
+        length, fixed = _U32.unpack_from, FIXED.unpack_from
+        for i in indices:
+            at = offsets[i] + 8
+            end = at + length(raw, at - 4)[0]
+            try:
+                name = raw[at:end].decode("utf-8")
+            except UnicodeDecodeError:
+                name = decode_name(raw[at:end])
+            yield i, name, fixed(raw, end)
 
     def fixed_fields(self) -> Iterator[tuple[int, int, int, int, int, int]]:
         """(unknown, size, stored size, offset, class id, flags) of every file, in order."""

@@ -119,36 +119,46 @@ class PakTree:
         index = self.ctx.cache.get(("pak.index", self.arc))
         return None if table is None or index is None else (table, index)
 
-    def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None) -> list[Entry]:
+    def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None,
+                parent: "PakFolder | None" = None) -> dict[str, Entry]:
+        """The node's entries by name, in listing order; `parent`: the folder
+        listing them (its sub-folders' ahead_parent, tree/pak/ahead.py)."""
         table, index = have or (self.arc.files, self.index())
         ctx, arc, mtime = self.ctx, self.arc, self.mtime
         gbx_folders = ctx.gbx_mode == "folder"
         version = arc.version
         static = arc.static_error       # both archive kinds: a file's table fields say it is unreadable
+        typed_names = ctx.typed_names
 
         def typed(name: str, class_id: int) -> str | None:
-            return typed_name(name, class_id, version) if ctx.typed_names else None
+            return typed_name(name, class_id, version) if typed_names else None
 
-        kids: list[Entry] = list(self.root_extra) if node == 0 else []
-        # the root's generated files (.pak-info.txt; a pack's pack-info.txt, pack.xml) are never taken
-        reserved = _ROOT_RESERVED.union(e.name for e in self.root_extra) if node == 0 else _FOLDER_RESERVED
-        for name, v in index.listing(node, table, reserved, typed):
-            if isinstance(v, int):
-                kids.append(PakFolder(name, self, v, cheap=index.size(v) <= CHEAP_LISTING, mtime_ns=mtime))
-                continue
-            i, (_, size, stored_size, offset, _, flags) = v
+        def make_folder(name: str, sub: int) -> Entry:
+            e = PakFolder(name, self, sub, cheap=index.size(sub) <= CHEAP_LISTING, mtime_ns=mtime)
+            e.ahead_parent = parent
+            return e
+
+        def make_file(name: str, i: int, fixed: tuple) -> Entry:
+            _, size, stored_size, offset, _, flags = fixed
             # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
             if gbx_folders and size and name.lower().endswith(".gbx"):
                 rec = table[i]
                 e: Entry = PakGbxDir(name, arc.entry(rec), arc, ctx, mtime)
                 e.xattrs.update(_record_xattrs(rec, name))
-            else:
-                e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
-                if static(size, stored_size, offset, flags) is not None:
-                    e.entry         # made now: an unreadable file shows in error.txt at once
-            kids.append(e)
+                return e
+            e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
+            if static(size, stored_size, offset, flags) is not None:
+                e.entry         # made now: an unreadable file shows in error.txt at once
+            return e
+
+        # the root's generated files (.pak-info.txt; a pack's pack-info.txt, pack.xml) come
+        # first and are never taken
+        kids: dict[str, Entry] = {e.name: e for e in self.root_extra} if node == 0 else {}
+        reserved = _ROOT_RESERVED.union(kids) if node == 0 else _FOLDER_RESERVED
+        index.listing(node, table, reserved, typed, make_file, make_folder, kids)
         # maps.csv / replays.csv under names no archive entry has
-        kids += index_files({e.name: e for e in kids}, ctx.cache, ("gbx.index", arc, node))
+        for e in index_files(kids, ctx.cache, ("gbx.index", arc, node)):
+            kids[e.name] = e
         return kids
 
 
@@ -179,21 +189,20 @@ class PakFolder(Dir):
         pinned, self._pinned = self._pinned, None
         if isinstance(pinned, dict):
             return pinned
-        return self._listed(pinned)
+        return self._listed(pinned, missed=pinned is not None)
 
-    def _listed(self, have: tuple | None = None) -> Mapping[str, Entry]:
+    def _listed(self, have: tuple | None = None, missed: bool = False) -> Mapping[str, Entry]:
         """The listing, from the cache or made (and cached) now; what loaded()
-        pinned is left alone (read-ahead calls this from worker threads)."""
+        pinned is left alone (read-ahead calls this from worker threads).
+        `missed`: the cache was just asked (the table and index pinned by
+        lists_from_memory right after loaded() found no listing), so ask under the lock only."""
         cache = self._tree.ctx.cache
-        kids = cache.get(self._key)
+        kids = None if missed else cache.get(self._key)
         if kids is None:
             with self._lock:
                 kids = cache.get(self._key)
                 if kids is None:
-                    kids = {c.name: c for c in self._tree.listing(self._node, have)}
-                    for c in kids.values():
-                        if isinstance(c, PakFolder):
-                            c.ahead_parent = self
+                    kids = self._tree.listing(self._node, have, self)
                     cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids) + ITEM_OVERHEAD)
         return kids
 

@@ -1,7 +1,7 @@
 """Where each file of a pak's table shows in the tree, without a node per file.
 
     index = PakIndex(table)
-    index.listing(node, table, reserved, typed) -> [(shown name, node id or (file index, fixed fields))]
+    index.listing(node, table, reserved, typed, make_file, make_folder, shown) -> {shown name: entry}
 
 A folder of the tree is a node: made from the folder table (every path prefix
 of every folder) and from the backslash sub-paths some stored file names have.
@@ -23,7 +23,7 @@ import bisect
 import heapq
 import sys
 from array import array
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from gbxfs.formats.pak.records import _component
 from gbxfs.formats.pak.table import FileTable
@@ -90,11 +90,14 @@ class PakIndex:
         n = self.nodes[node]
         return len(n.subs) + len(n.extra) + sum(self.starts[f + 1] - self.starts[f] for f in n.folders)
 
-    def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed) -> list[tuple[str, object]]:
-        """(shown name, node id) for each sub-folder and (shown name, (file index,
-        fixed fields)) for each file, in listing order, without a record per file
-        (fixed fields as FileTable.fixed_fields gives them). `typed(name, class_id)`
-        gives a file's typed name or None."""
+    def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed,
+                make_file: Callable[[str, int, tuple], object], make_folder: Callable[[str, int], object],
+                shown: dict[str, object]) -> dict[str, object]:
+        """Fill `shown` (name -> what make_folder / make_file made) with the node's
+        sub-folders and files in listing order, without a record per file:
+        make_folder(shown name, node id), make_file(shown name, file index, fixed
+        fields as FileTable.fixed_fields gives them). Names already in `shown` must
+        be in `reserved` too. `typed(name, class_id)` gives a file's typed name or None."""
         n = self.nodes[node]
         streams = [self._files(f) for f in n.folders]
         if n.extra:
@@ -102,29 +105,29 @@ class PakIndex:
         files = streams[0] if len(streams) == 1 else heapq.merge(*streams)
         subs = iter(n.subs)
         pending = next(subs, None)
-        shown: dict[str, object] = {}
-        special, row = self.special, table.row
+        special = self.special
 
-        def add(name: str, value: object) -> None:
-            shown[_unique(name, shown, reserved)] = value
-
-        for i in files:
+        for i, stored, fixed in table.rows(files):
             while pending is not None and pending[0] < i:
-                add(pending[1], pending[2])
+                name = _unique(pending[1], shown, reserved)
+                shown[name] = make_folder(name, pending[2])
                 pending = next(subs, None)
             if i in special:        # a sub-path: shown in the folder it names, under its last part
-                name, fixed = table[i].parts[-1], row(i)[1]
-            else:                   # one plain component (tree/pak/entries.py's naming rules)
-                stored, fixed = row(i)
-                name = _component(stored)
-            name = (typed(name, fixed[4]) or name) if "." not in name else name
+                name = table[i].parts[-1]
+            elif "/" in stored or "\0" in stored or stored == "." or stored == "..":
+                name = _component(stored)   # tree/pak/entries.py's naming rules (one plain component)
+            else:
+                name = stored
+            if "." not in name:
+                name = typed(name, fixed[4]) or name
             if name in shown or name in reserved:
                 name = _unique(name, shown, reserved)
-            shown[name] = (i, fixed)
+            shown[name] = make_file(name, i, fixed)
         while pending is not None:
-            add(pending[1], pending[2])
+            name = _unique(pending[1], shown, reserved)
+            shown[name] = make_folder(name, pending[2])
             pending = next(subs, None)
-        return list(shown.items())
+        return shown
 
 
 def _unique(name: str, taken, reserved: frozenset[str]) -> str:

@@ -85,6 +85,29 @@ def test_records_are_what_was_written(big):
     assert roots(table) == sorted({r.parts[0] for r in recs})
 
 
+def test_rows_give_what_row_gives_in_any_order(big):
+    """rows(indices) (a folder's listing, in one pass) is row(i) for each i asked."""
+    version, n, _, data = big
+    table = _open(version, data, ByteLRU(256 << 20)).files
+    picked = [n - 1, 0, 97, 96, n // 2, 1, n // 2]      # any order, a repeat
+    assert list(table.rows(picked)) == [(i, *table.row(i)) for i in picked]
+    assert list(table.rows(iter(range(n)))) == [(i, *table.row(i)) for i in range(n)]
+    assert list(table.rows([])) == []
+
+
+def test_rows_decode_a_name_that_is_not_utf8_as_row_does():
+    import struct
+    from gbxfs.formats.pak.records import PakFolder
+    from gbxfs.formats.pak.table import FIXED, read_files
+
+    names = (b"caf\xe9.txt", "naïve.txt".encode(), b"plain")
+    raw = b"".join(struct.pack("<iI", 0, len(n)) + n + FIXED.pack(0, i, i, 8 * i, 7, 1) for i, n in enumerate(names))
+    pieces = [raw]
+    table, _ = read_files(lambda k: pieces.pop() if pieces else b"", 3, [PakFolder(0, -1, "", ())], hashlib.md5())
+    assert [r[1] for r in table.rows(range(3))] == ["café.txt", "naïve.txt", "plain"]
+    assert list(table.rows(range(3))) == [(i, *table.row(i)) for i in range(3)]
+
+
 def test_the_table_is_compact_and_its_cost_is_what_it_keeps(big):
     version, n, _, data = big
     gc.collect()
