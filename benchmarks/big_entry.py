@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One large file read through the mount vs the same read in-process.
 
-    .venv/bin/python benchmarks/big_entry.py [--mb 64] [--rounds 2]
+    .venv/bin/python benchmarks/big_entry.py [--mb 64] [--rounds 2] [--checkout DIR ...] [--only NAME]
 
 Builds (seeded) a folder with a loose file of MB MiB of random bytes and a
 pak holding two entries of MB MiB (about 2:1 compressible): one compressed,
@@ -13,6 +13,9 @@ FUSE layer asks of it, without the mount). Nothing is decrypted before
 either read. Ratio = mount / in-process (below 1: the mount is faster). The
 loose file's in-process read is a page-cache copy: no FUSE file system
 comes near it; its figure shows the mount's per-request cost.
+--checkout: also mount from another gbxfs tree (a worktree or an exported
+commit) right after this one, each round, for a side-by-side comparison (the
+in-process figure is this tree's). --only: the paths containing NAME.
 Not a test: run by hand; the machine's load moves single figures.
 """
 from __future__ import annotations
@@ -66,9 +69,9 @@ def in_process(src: Path, path: str) -> float:
     return time.perf_counter() - t0
 
 
-def mounted(src: Path, mp: Path, path: str) -> tuple[float, float]:
+def mounted(src: Path, mp: Path, path: str, tree: Path = ROOT) -> tuple[float, float]:
     proc = subprocess.Popen([sys.executable, "-m", "gbxfs", "mount", "-f", str(src), str(mp)],
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                            env=dict(os.environ, PYTHONPATH=str(tree)), cwd=str(tree))
     try:
         t0 = time.perf_counter()
         while not (os.path.ismount(mp) and os.listdir(mp)):
@@ -87,7 +90,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--checkout", action="append", default=[], help="another gbxfs tree to mount from")
+    ap.add_argument("--only", default="", help="only the paths containing this")
     args = ap.parse_args()
+    trees = [ROOT] + [Path(c).resolve() for c in args.checkout]
     with tempfile.TemporaryDirectory(prefix="gbxfs-big-") as tmp:
         src, mp = Path(tmp) / "src", Path(tmp) / "mnt"
         src.mkdir()
@@ -95,12 +101,14 @@ def main() -> None:
         build(src, args.mb)
         _read(src / "big.bin")
         _read(src / "Packs/Big.pak")     # the sources in the page cache
-        print(f"{'file':32} {'mount s':>8} {'daemon CPU s':>13} {'in-process s':>13} {'ratio':>6}")
-        for path in PATHS:
+        print(f"{'file':32} {'tree':24} {'mount s':>8} {'daemon CPU s':>13} {'in-process s':>13} {'ratio':>6}")
+        for path in [p for p in PATHS if args.only in p]:
             for _ in range(args.rounds):
-                m, cpu = mounted(src, mp, path)
+                got = [(tree, *mounted(src, mp, path, tree)) for tree in trees]
                 i = in_process(src, path)
-                print(f"{path:32} {m:8.2f} {cpu:13.2f} {i:13.2f} {m / i:6.2f}", flush=True)
+                for tree, m, cpu in got:
+                    print(f"{path:32} {str(tree)[-24:]:24} {m:8.2f} {cpu:13.2f} {i:13.2f} {m / i:6.2f}",
+                          flush=True)
 
 
 if __name__ == "__main__":

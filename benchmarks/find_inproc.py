@@ -55,33 +55,44 @@ def readdir_reply(token: Reply, name: bytes, attrs, offset: int) -> bool:
     return True
 
 
+async def listing(ops: Operations, inode: int, reply=Reply) -> list[tuple]:
+    """What the kernel gets listing folder `inode`: opendir, readdir until a reply
+    is empty, releasedir; the entries other than "." and ".." (as `reply` keeps them)."""
+    fh = await ops.opendir(inode, None)
+    pos, items = 0, []
+    while True:
+        token = reply()
+        await ops.readdir(fh, pos, token)
+        if not token.got:
+            break
+        pos += len(token.got)
+        items += [it for it in token.got if it[0] not in (b".", b"..")]
+    await ops.releasedir(fh)
+    return items
+
+
 async def walk(ops: Operations) -> int:
     seen, todo = 0, [pyfuse3.ROOT_INODE]
     while todo:
-        fh = await ops.opendir(todo.pop(), None)
-        pos = 0
-        while True:
-            token = Reply()
-            await ops.readdir(fh, pos, token)
-            if not token.got:
-                break
-            pos += len(token.got)
-            for name, ino, mode in token.got:
-                if name not in (b".", b".."):
-                    seen += 1
-                    if stat.S_ISDIR(mode):
-                        todo.append(ino)
-        await ops.releasedir(fh)
+        for name, ino, mode in await listing(ops, todo.pop()):
+            seen += 1
+            if stat.S_ISDIR(mode):
+                todo.append(ino)
     return seen
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(doc: str) -> argparse.ArgumentParser:
+    """The options this script and read_inproc.py share."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("folder")
     ap.add_argument("--gbx", default="file", choices=("file", "folder"))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
-    a = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    a = arguments(__doc__).parse_args()
     pyfuse3.readdir_reply = readdir_reply
     runner._rare_young_collections()          # as the daemon runs
     for r in range(a.rounds):

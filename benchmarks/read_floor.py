@@ -3,7 +3,7 @@
 against ratarmount and against the floor of pyfuse3 itself, side by side.
 
     .venv/bin/python benchmarks/read_floor.py [--scale 1.0] [--keep DIR] [--rounds 2]
-                                              [--checkout DIR ...]
+                                              [--checkout DIR ...] [--no-peers] [--no-floor]
 
 Mounts, in turn and for several rounds (so all see the same load): gbxfs
 (`-o gbx=file`) from this checkout and from each --checkout (another worktree
@@ -57,10 +57,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--checkout", action="append", default=[], help="another gbxfs tree to compare")
     ap.add_argument("--no-peers", action="store_true", help="gbxfs checkouts and the floor only")
+    ap.add_argument("--no-floor", action="store_true", help="without the two floor mounts")
     a = ap.parse_args()
     folder = Path(a.keep or tempfile.mkdtemp(prefix="gbxfs-peers-"))
     packs, zpath, _, _ = peers.build(folder, a.scale)
     runs = find_floor.mounts(packs, zpath, a.checkout, ratarmount=not a.no_peers)
+    if a.no_floor:
+        runs = [r for r in runs if not r[0].startswith("floor")]
     got: dict[str, list[tuple[float, float, float, str]]] = {name: [] for name, _, _ in runs}
     for _ in range(a.rounds):
         for name, argv, path in runs:

@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 import pyfuse3
 import trio
 
+from gbxfs.fuse import readable
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
@@ -82,6 +83,12 @@ class Operations(pyfuse3.Operations):
         entry = node.entry
         if entry is None and node.path is None:    # a file held from a listing: find its name
             folder = node.folder
+            entry, name = self._known_leaf(node)
+            if entry is not None:
+                node.path = self.inodes.child_path(folder, name)
+                node.mtime_ns, node.access = inherit(entry, folder)
+                node.entry = entry
+                return entry
             kids = await self._children(await self._entry(folder))
             names = self._names.get(folder.inode)
             if len(kids) <= NAMES_ON_LOOP or (names is not None and node.inode in names):
@@ -101,6 +108,18 @@ class Operations(pyfuse3.Operations):
                 raise fail(errno.ESTALE) from None
         node.entry = entry
         return entry
+
+    def _known_leaf(self, node: Inode) -> tuple[Entry | None, str | None]:
+        """A listed file's entry and name when its folder's names by inode number are
+        kept and the folder's listing is at hand (peek: no work, no listing), else
+        (None, None). Not for real folders, whose listings are checked against the disk."""
+        names = self._names.get(node.folder.inode)
+        name = names.get(node.inode) if names is not None else None
+        parent = node.folder.entry if name is not None else None
+        if parent is None or parent.revalidates:
+            return None, None
+        kids = parent.peek()
+        return (kids.get(name) if kids is not None else None), name
 
     def _listed_name(self, folder: Inode, kids: Mapping[str, Entry], inode: int) -> str | None:
         """The name in `kids` (folder's listing) whose path has inode number `inode`;
@@ -261,11 +280,11 @@ class Operations(pyfuse3.Operations):
         parent = node.folder or (self.inodes.find_path(node.parent_path) if node.path else None)
         folder = parent.entry if parent is not None else None
         if isinstance(folder, Dir):
+            if folder.wants_prefetch(entry.name):
+                # the entries after this one, on another core while this one is served
+                self._spawn(folder.read_ahead, entry.name, True)
             if folder.wants_read_ahead(entry.name):
                 await self._work(folder.read_ahead, entry.name)
-            elif folder.wants_prefetch(entry.name):
-                # the entries after this one, on another core while this one is served
-                trio.lowlevel.spawn_system_task(self._background, folder.read_ahead, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 
@@ -279,12 +298,22 @@ class Operations(pyfuse3.Operations):
             raise fail(errno.EIO)
         data = entry.read_nowait(off, size)
         if data is None:
+            if not off:     # a first read: what it will need (a large entry's pass input), on the other core too
+                self._prefetch(entry, 0)
             data = await self._work(entry.read, off, size)
         if data:
             # a large entry read in order: its next pieces on the other core meanwhile
-            for at in entry.prefetch_offsets(off + len(data)):
-                trio.lowlevel.spawn_system_task(self._background, entry.prefetch_at, at)
+            self._prefetch(entry, off + len(data))
         return data
+
+    def _prefetch(self, entry: File, offset: int) -> None:
+        for at in entry.prefetch_offsets(offset):
+            self._spawn(entry.prefetch_at, at)
+
+    def _spawn(self, fn: Callable, *args) -> None:
+        """Start background work now (the next wait for a request lets it start)."""
+        trio.lowlevel.spawn_system_task(self._background, fn, *args)
+        readable.pass_soon()
 
     @handler
     async def release(self, fh):

@@ -13,6 +13,8 @@ from typing import Callable
 import pyfuse3
 import trio
 
+from gbxfs.fuse import readable
+
 log = logging.getLogger("gbxfs.fuse")
 
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -161,14 +163,17 @@ def hand_over() -> None:
 
 
 def quick_request_wait() -> None:
-    """Hand pyfuse3 a trio whose Lock is _ReadLock. pyfuse3 reaches trio through its
-    module attribute `trio` (the way its own asyncio mode swaps it), and uses
-    trio.Lock only for that wait; left alone if a pyfuse3 does not look so."""
+    """Hand pyfuse3 a trio whose Lock is _ReadLock and whose lowlevel.wait_readable
+    takes a queued request at once (fuse/readable.py). pyfuse3 reaches trio through
+    its module attribute `trio` (the way its own asyncio mode swaps it), and uses
+    trio.Lock and wait_readable only for that wait; left alone if a pyfuse3 does
+    not look so."""
     if getattr(pyfuse3, "trio", None) is not trio:
         return
     shim = types.ModuleType("trio")
     shim.__dict__.update(vars(trio))
     shim.Lock = _ReadLock
+    shim.lowlevel = readable.lowlevel()
     pyfuse3.trio = shim
 
 

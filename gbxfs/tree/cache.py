@@ -77,6 +77,12 @@ class ByteLRU:
     def rank_bytes(self, rank: int) -> int:
         return self._rank_bytes[rank]
 
+    def peek(self, key: Hashable) -> Any:
+        """The value if cached (else None), without counting as a use and without
+        the lock (one dict look-up: for questions the event loop asks per request)."""
+        item = self._items.get(key)
+        return None if item is None else item[0]
+
     def get(self, key: Hashable, default: Any = None) -> Any:
         with self._lock:
             item = self._items.get(key)

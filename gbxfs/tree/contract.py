@@ -59,11 +59,12 @@ class EntryContract(Protocol):
                         (no I/O, no parsing): the event loop may call it.
     wants_read_ahead(n) True when opening child n should run read_ahead(n)
                         (event loop); read_ahead(n) prepares n and the children
-                        likely read next (worker thread).
-    wants_prefetch(n)   True when opening child n, ready already, should start
-                        read_ahead(n) in the background without waiting for it
-                        (event loop; the children after n are prepared while n
-                        is served).
+                        likely read next, or waits for n when a background
+                        read_ahead is preparing it (worker thread).
+    wants_prefetch(n)   True when opening child n should start
+                        read_ahead(n, background=True) without waiting for it
+                        (event loop; asked first: the children after n are
+                        prepared while n is served).
     """
 
     name: str
@@ -92,7 +93,7 @@ class FolderContract(EntryContract, Protocol):
     lists_from_memory: bool
     def wants_read_ahead(self, name: str) -> bool: ...
     def wants_prefetch(self, name: str) -> bool: ...
-    def read_ahead(self, name: str) -> None: ...
+    def read_ahead(self, name: str, background: bool = False) -> None: ...
 
 
 class ViewFactory(Protocol):

@@ -213,12 +213,13 @@ class Dir(Entry):
         return False
 
     def wants_prefetch(self, name: str) -> bool:
-        """True when opening child `name` (ready already) should start read_ahead
+        """True when opening child `name` should start read_ahead(name, True)
         in the background, without waiting for it (event loop)."""
         return False
 
-    def read_ahead(self, name: str) -> None:
-        """Prepare `name` and the children likely read after it (worker thread)."""
+    def read_ahead(self, name: str, background: bool = False) -> None:
+        """Prepare `name` and the children likely read after it (worker thread);
+        `background`: nobody waits for `name` (started by wants_prefetch)."""
 
     def child(self, name: str) -> Entry | None:
         """The child called `name` (what a lookup asks for)."""

@@ -52,8 +52,8 @@ def test_an_evicted_entry_is_found_again_by_path(tmp_path):
     trio.run(main)
 
 
-def test_a_listed_file_is_found_by_its_folder_listing(tmp_path, monkeypatch):
-    files = many_files(1200, seed=9)
+def _pak_ops(tmp_path, monkeypatch, files):
+    """(ops over a pak of `files`, its context, what readdir replies get: (name, attrs))."""
     write_packs(tmp_path / "p", {"X": files})
     ctx = TreeContext(gbx_mode="file")
     ctx.cache = ByteLRU(64 << 20)
@@ -63,14 +63,26 @@ def test_a_listed_file_is_found_by_its_folder_listing(tmp_path, monkeypatch):
     # may hand the same EntryAttributes again, changed, for its next entry)
     monkeypatch.setattr(pyfuse3, "readdir_reply", lambda token, name, attrs, next_id: listed.append(
         (name, types.SimpleNamespace(st_ino=attrs.st_ino, st_size=attrs.st_size))) or True)
+    return ops, ctx, listed
+
+
+async def _list(ops, path: str) -> int:
+    """Look up `path` part by part and list it once (its files held compactly); its inode."""
+    inode = pyfuse3.ROOT_INODE
+    for part in path.split("/"):
+        inode = (await ops.lookup(inode, part.encode(), None)).st_ino
+    fh = await ops.opendir(inode, None)
+    await ops.readdir(fh, 0, None)
+    await ops.releasedir(fh)
+    return inode
+
+
+def test_a_listed_file_is_found_by_its_folder_listing(tmp_path, monkeypatch):
+    files = many_files(1200, seed=9)
+    ops, ctx, listed = _pak_ops(tmp_path, monkeypatch, files)
 
     async def main():
-        inode = pyfuse3.ROOT_INODE
-        for part in "X.pak/Data/G000/F00".split("/"):
-            inode = (await ops.lookup(inode, part.encode(), None)).st_ino
-        fh = await ops.opendir(inode, None)
-        await ops.readdir(fh, 0, None)
-        await ops.releasedir(fh)
+        await _list(ops, "X.pak/Data/G000/F00")
         await trio.sleep(0)
         ctx.cache.put("filler", b"", ctx.cache.max_bytes - 64, costly=True)   # evicts every listing
         gc.collect()
@@ -83,4 +95,23 @@ def test_a_listed_file_is_found_by_its_folder_listing(tmp_path, monkeypatch):
             fh = (await ops.open(attrs.st_ino, 0, None)).fh
             assert await ops.read(fh, 0, 1000) == by_name[name.decode()]
             await ops.release(fh)
+    trio.run(main)
+
+
+def test_a_folders_next_listed_files_open_from_its_listing_at_hand(tmp_path, monkeypatch):
+    ops, _, listed = _pak_ops(tmp_path, monkeypatch, many_files(300, seed=4))
+
+    async def main():
+        inode = await _list(ops, "X.pak/Data/G000/F00")
+        folder = ops.inodes.get(inode).entry
+        first, *others = listed[2:]
+        await ops.release((await ops.open(first[1].st_ino, 0, None)).fh)    # finds the folder's names
+        # the next files are found in the listing at hand: no listing call, no name hashing
+        monkeypatch.setattr(type(folder), "children", lambda self: 1 / 0)
+        monkeypatch.setattr(ops, "_listed_name", None)
+        for name, attrs in others[:5]:
+            assert ops.inodes.get(attrs.st_ino).path is None                 # held compactly
+            ops_fh = (await ops.open(attrs.st_ino, 0, None)).fh
+            assert ops._files[ops_fh] is folder.peek()[name.decode()]
+            await ops.release(ops_fh)
     trio.run(main)

@@ -53,7 +53,10 @@ def test_pyfuse3_gets_the_lock_through_its_trio(monkeypatch):
     runner.quick_request_wait()
     assert pyfuse3.trio is not trio
     assert pyfuse3.trio.Lock is runner._ReadLock
-    assert pyfuse3.trio.lowlevel is trio.lowlevel and pyfuse3.trio.open_nursery is trio.open_nursery
+    assert pyfuse3.trio.open_nursery is trio.open_nursery
+    low = pyfuse3.trio.lowlevel        # trio's, but for the wait (fuse/readable.py)
+    assert low.wait_readable is not trio.lowlevel.wait_readable
+    assert low.current_task is trio.lowlevel.current_task and low.checkpoint is trio.lowlevel.checkpoint
 
 
 def test_a_release_wakes_no_waiter_until_hand_over():

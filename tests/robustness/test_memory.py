@@ -141,3 +141,12 @@ def test_reserve_makes_room_by_evicting_the_least_recent():
     assert cache.current_bytes == 50
     cache.reserve(1000)                              # more than the cache: empties it, no loop
     assert cache.current_bytes == 0
+
+
+def test_peek_answers_without_counting_as_a_use():
+    cache = ByteLRU(100)
+    for k in "abcd":
+        cache.put(k, k, 25)
+    assert cache.peek("a") == "a" and cache.peek("z") is None
+    cache.reserve(25)                                # a is still the least recent: it goes
+    assert [k for k in "abcd" if cache.peek(k) is not None] == ["b", "c", "d"]

@@ -4,6 +4,7 @@ in listing order waits for one batch only and reads every byte as written."""
 from __future__ import annotations
 
 import random
+import threading
 
 from gbxfs.formats.gbx import writer as gbx_writer
 from gbxfs.formats.pak.writer import PakFile, write_packs
@@ -94,3 +95,44 @@ def test_a_mark_starts_one_batch(tmp_path):
     assert len(marked) == 1
     f, n = marked[0]
     assert f.wants_prefetch(n) and not f.wants_prefetch(n)
+
+
+def _entries(data):
+    return [(f, n, f.children()[n].entry) for f, n, _ in _walk(data)]
+
+
+def test_a_reader_waits_for_a_batch_in_flight_instead_of_decrypting_again(tmp_path, monkeypatch):
+    data, _ = _tree(tmp_path, _files())
+    files = _entries(data)
+    folder, name, first = files[0]
+    decrypted = []
+    real = ahead._decrypted
+    monkeypatch.setattr(ahead, "_decrypted", lambda batch: decrypted.append(list(batch)) or real(batch))
+    claimed = ahead._claim([e for _, _, e in files[:5]])     # a batch in flight holds them
+    assert len(claimed) == 5
+    done = threading.Event()
+    reader = threading.Thread(target=lambda: (folder.read_ahead(name), done.set()))
+    reader.start()
+    assert not done.wait(0.2)           # waiting for the batch, not reading
+    ahead._release(claimed[1:])
+    assert not done.wait(0.1)           # its own entry is still in flight
+    ahead._release(claimed[:1])
+    assert done.wait(5)
+    reader.join()
+    assert decrypted == [] and not first.checked    # nothing read twice: its read verifies it
+
+
+def test_a_background_batch_starts_after_a_batch_in_flight(tmp_path):
+    data, _ = _tree(tmp_path, _files())
+    files = _entries(data)
+    claimed = ahead._claim([e for _, _, e in files[:ahead.READ_AHEAD_FILES]])
+    try:
+        folder, name, _ = files[ahead.READ_AHEAD_FILES // 2]
+        folder.read_ahead(name, background=True)
+    finally:
+        ahead._release(claimed)
+    got = [e.checked for _, _, e in files[: 3 * ahead.READ_AHEAD_FILES]]
+    # the claimed ones are left to their batch; the next READ_AHEAD_FILES are verified
+    assert got == [False] * ahead.READ_AHEAD_FILES + [True] * ahead.READ_AHEAD_FILES \
+        + [False] * ahead.READ_AHEAD_FILES
+    assert not ahead._claims

@@ -24,7 +24,7 @@ from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
-from gbxfs.formats.pak.pieces import NoCache, StoredPieces
+from gbxfs.formats.pak.pieces import DecryptAhead, NoCache, StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
@@ -70,7 +70,8 @@ class PakEntry(StoredPieces, EntryError):
         # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
         self.ahead_mark = False
         # pieces of a large stored entry being decrypted in the background -> set when done
-        self._pending: dict[int, threading.Event] = {}
+        self._pending: dict = {}
+        self._ahead: DecryptAhead | None = None   # a compressed entry's pass input, decrypted ahead
 
     def _static_error(self, file_size: int) -> str | None:
         rec = self.rec
@@ -78,6 +79,11 @@ class PakEntry(StoredPieces, EntryError):
 
     # -- plain data ---------------------------------------------------------------
     def _plain(self, offset: int, size: int) -> bytes:
+        ahead = self._ahead
+        got = ahead.take(offset, size) if ahead is not None and not self._folds else None
+        return got if got is not None else self._plain_range(offset, size)
+
+    def _plain_range(self, offset: int, size: int) -> bytes:
         return plain_range(self._read_at, self._key, self.start, self.length, offset, size, self._folds)
 
     @property
@@ -160,8 +166,12 @@ class PakEntry(StoredPieces, EntryError):
         if self.kind == "gbx":
             return self._gbx_pass()[1]
         if self.rec.compressed:
-            for at, piece in self._inflater().verify_pass():
-                self._cache.put((self._token, at), piece, len(piece))
+            try:
+                for at, piece in self._inflater().verify_pass():
+                    self._cache.put((self._token, at), piece, len(piece))
+            finally:
+                if self._ahead is not None:
+                    self._ahead.stop()     # the pass is over: nothing more to decrypt ahead
         return None
 
     def _gbx_pass(self, keep: bool = True, plain: bytes | None = None) -> tuple[bytes, GbxWalk | None]:

@@ -94,6 +94,7 @@ class Lz4Source(RefillingSource):
 class PackEntry(PakEntry):
     feed_search = False     # recover.py knows the version 3 cipher only
     one_read = False        # its kind and reads have rules of their own (version 6+ ciphers, LZ4)
+    decrypt_ahead = False   # its _plain decrypts from the stream's start (pieces.py)
 
     def __init__(self, read_at, file_size: int, key, data_offset: int, rec, cache=None, decls=None):
         self.lz4 = rec.version >= LZ4_VERSION and rec.compressed

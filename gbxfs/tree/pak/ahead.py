@@ -20,6 +20,7 @@ folder it is listed in (None at the top of a pak).
 """
 from __future__ import annotations
 
+import threading
 from typing import Iterator
 
 from gbxfs.formats.pak.batch import decrypt_streams
@@ -58,36 +59,88 @@ def walk_from(folder, name: str) -> Iterator[PakEntry]:
         child = parent
 
 
-def read_ahead(folder, name: str) -> None:
+def read_ahead(folder, name: str, background: bool = False) -> None:
     """Verify the unread small entries from `name` on into the cache (worker
     thread), and mark the middle of the batch for the next one. Entries
-    already verified at the start are passed over (the background batch starts
-    from the entry that triggered it); the batch stops at the first verified
-    one after that (another reader covers what follows) or at its bounds.
-    The batch's entries are decrypted together (formats/pak/batch.py), then
-    each is verified on its own."""
+    already verified or claimed by a batch in flight at the start are passed
+    over (a background batch starts from the entry that triggered it); the
+    batch stops at the first such one after that (another reader or batch
+    covers what follows) or at its bounds. The batch's entries are decrypted
+    together (formats/pak/batch.py), then each is verified on its own.
+    Not `background` (a reader waits for `name`): when `name` itself is in a
+    batch in flight, wait for that batch to verify it rather than decrypt it
+    a second time."""
     batch: list[PakEntry] = []
     budget = 0
     full = False
     for scanned, e in enumerate(walk_from(folder, name)):
+        if not scanned and not background and not e.checked and e in _claims:
+            _wait(e)
+            return
         if len(batch) >= READ_AHEAD_FILES or budget >= READ_AHEAD_BYTES:
             full = True
             break
         if scanned >= SCAN_LIMIT:
             break
-        if e.checked or not 0 < e.size <= SMALL_ENTRY:
-            if batch and e.checked:
+        taken = e.checked or e in _claims
+        if taken or not 0 < e.size <= SMALL_ENTRY:
+            if batch and taken:
                 break
             continue
         budget += e.size
         batch.append(e)
-    for e, plain in zip(batch, _decrypted(batch)):
-        try:
-            e.read_ahead(plain)
-        except OSError:
-            break   # the pak cannot be read: the entry's own read reports it
-    if full:    # more to read where this batch stopped: the next one starts halfway through
+    batch = _claim(batch)
+    if full and batch:
+        # marked before verifying: a reader reaching it while this batch still runs
+        # starts the next one, which passes over what this one claimed
         batch[len(batch) // 2].ahead_mark = True
+    try:
+        for e, plain in zip(batch, _decrypted(batch)):
+            try:
+                e.read_ahead(plain)
+            except OSError:
+                break   # the pak cannot be read: the entry's own read reports it
+            finally:
+                _release((e,))
+    finally:
+        _release(batch)
+
+
+# entries claimed by a batch in flight (any pak) -> True; guarded by _progress,
+# whose waiters are readers waiting for one of them (read_ahead, not background)
+_claims: dict[PakEntry, bool] = {}
+_progress = threading.Condition()
+# seconds a reader waits for a batch in flight to verify its entry; afterwards its
+# own read verifies it (the entry's lock keeps that to one verification)
+CLAIM_WAIT = 10.0
+
+
+def _claim(batch: list[PakEntry]) -> list[PakEntry]:
+    """Claim the batch's entries, up to the first one another batch claimed
+    since they were chosen (what is left is that batch's)."""
+    with _progress:
+        for i, e in enumerate(batch):
+            if e in _claims:
+                batch = batch[:i]
+                break
+            _claims[e] = True
+    return batch
+
+
+def _release(entries) -> None:
+    """Drop the claims on `entries` (verified, or given up) and wake the waiters."""
+    with _progress:
+        gone = False
+        for e in entries:
+            gone = _claims.pop(e, None) is not None or gone
+        if gone:
+            _progress.notify_all()
+
+
+def _wait(entry: PakEntry) -> None:
+    """Until the batch that claimed `entry` is done with it (or CLAIM_WAIT)."""
+    with _progress:
+        _progress.wait_for(lambda: entry not in _claims, CLAIM_WAIT)
 
 
 def _decrypted(batch: list[PakEntry]) -> list[bytes | None]:

@@ -245,28 +245,33 @@ class PakFolder(Dir):
             self._pinned = have
         return have is not None
 
+    def _listed_file(self, name: str):
+        """The listed entry `name` if the listing is cached, without counting as a use."""
+        kids = self._tree.ctx.cache.peek(self._key)
+        return kids.get(name) if kids is not None else None
+
     def wants_read_ahead(self, name: str) -> bool:
         """True when opening `name` should read ahead (an unread small pak entry)."""
-        kids = self.peek()
-        e = kids.get(name) if kids is not None else None
+        e = self._listed_file(name)
         if not isinstance(e, PakEntryFile) or e.size() > SMALL_ENTRY:
             return False
         made = e.made
         return made is None or not made.checked
 
     def wants_prefetch(self, name: str) -> bool:
-        """True (once) when opening `name`, already read ahead, should start the
-        next read-ahead batch without waiting for it (tree/pak/ahead.py)."""
-        kids = self.peek()
-        e = kids.get(name) if kids is not None else None
+        """True (once) when opening `name`, read ahead or in a batch being read
+        ahead, should start the next read-ahead batch without waiting for it
+        (tree/pak/ahead.py)."""
+        e = self._listed_file(name)
         made = e.made if isinstance(e, PakEntryFile) else None
         return made is not None and take_mark(made)
 
-    def read_ahead(self, name: str) -> None:
+    def read_ahead(self, name: str, background: bool = False) -> None:
         """Verify `name` and the small unread entries a tree walk opens after it,
         into the cache (worker thread; tree/pak/ahead.py): their reads are then
-        answered from the trio loop, and a served entry leaves the cache."""
-        read_ahead(self, name)
+        answered from the trio loop, and a served entry leaves the cache. Not
+        `background`: `name` in a batch in flight is waited for, not read again."""
+        read_ahead(self, name, background)
 
     def ahead_items(self, after: str | None) -> Iterator[tuple[str, object]]:
         """("dir", folder) or ("file", PakEntry) for the children listed from

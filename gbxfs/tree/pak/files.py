@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 
 from gbxfs.formats.pak.entry import PakEntry
+from gbxfs.formats.pak.seekinflate import CHUNK as LARGE
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.model import SourceFile
 from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR
@@ -100,7 +101,11 @@ class PakEntryFile(SourceFile):
 
     def prefetch_offsets(self, offset: int) -> list[int]:
         src = self._src
-        return [] if src is None else src.prefetch_offsets(offset)
+        if src is None:
+            # a large file's first read: its entry, made by prefetch_at in a worker, may want
+            # its input decrypted on another core while the read's verifying pass inflates
+            return [0] if offset == 0 and self._size > LARGE else []
+        return src.prefetch_offsets(offset)
 
     def prefetch_at(self, offset: int) -> None:
         self.source.prefetch_at(offset)

@@ -1,0 +1,100 @@
+"""Waiting for the FUSE device to be readable, without a pass through trio's
+scheduler when a request is queued already.
+
+pyfuse3 waits for every request with trio.lowlevel.wait_readable: an epoll
+registration, a scheduler pass and an epoll wait, about a third of what
+pyfuse3 and trio spend per request (benchmarks/README.md, read_floor.py).
+When the kernel queued the next request while the last one was answered
+(a RELEASE is asynchronous: `tar` has already sent its next OPEN), a poll
+with no timeout says so and the request is read at once. At most MAX_STREAK
+requests are taken that way in a row: then a real wait lets the other tasks
+run (worker threads' results, background batches); a handler that starts a
+task asks for the real wait at once (pass_soon).
+
+The poll is libc's, called without releasing the GIL (ctypes.PyDLL): select's
+poll gives the GIL up around even a zero timeout, and taking it back meant
+waiting for a worker thread's Python work (decryption batches, GBX parses).
+"""
+from __future__ import annotations
+
+import ctypes
+import select
+import types
+
+import trio
+
+# requests answered one after the other without a scheduler pass at most
+MAX_STREAK = 16
+
+
+class _Soon:
+    wanted = False      # a task was started: the next wait passes through the scheduler
+
+
+def pass_soon() -> None:
+    """Have the next wait for a request pass through trio's scheduler (a handler
+    started a task: background work is started there, not after MAX_STREAK requests)."""
+    _Soon.wanted = True
+
+
+class _PollFd(ctypes.Structure):
+    _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
+
+
+def _libc_poll():
+    """libc's poll(2) as a ctypes function that keeps the GIL, or None."""
+    try:
+        fn = ctypes.PyDLL(None).poll
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_POLL = _libc_poll()
+
+
+class ReadableFirst:
+    """wait_readable for one file descriptor (the FUSE device's); any other
+    goes to trio's own wait."""
+
+    def __init__(self, wait=trio.lowlevel.wait_readable, poll=_POLL):
+        self._wait = wait
+        self._libc_poll = poll
+        self._fd: int | None = None
+        self._ready = None
+        self.streak = 0
+
+    def _watch(self, fd: int):
+        """A function telling (without blocking) whether only POLLIN is set on fd."""
+        if self._libc_poll is not None:
+            pfd = _PollFd(fd, select.POLLIN, 0)
+            at, poll = ctypes.addressof(pfd), self._libc_poll
+
+            def ready(_keep=pfd) -> bool:
+                pfd.revents = 0
+                return poll(at, 1, 0) == 1 and pfd.revents == select.POLLIN
+            return ready
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        return lambda: p.poll(0) == [(fd, select.POLLIN)]
+
+    async def wait_readable(self, fd) -> None:
+        if self.streak < MAX_STREAK and not _Soon.wanted:
+            if self._fd is None:
+                self._fd, self._ready = fd, self._watch(fd)
+            if fd == self._fd and self._ready():
+                self.streak += 1
+                return
+        self.streak = 0
+        _Soon.wanted = False
+        await self._wait(fd)
+
+
+def lowlevel() -> types.ModuleType:
+    """trio.lowlevel with a ReadableFirst wait_readable (for pyfuse3's trio)."""
+    shim = types.ModuleType("trio.lowlevel")
+    shim.__dict__.update(vars(trio.lowlevel))
+    shim.wait_readable = ReadableFirst().wait_readable
+    return shim

@@ -1,0 +1,85 @@
+"""Waiting for the FUSE device (fuse/readable.py): a queued request is taken at
+once, without a checkpoint, at most MAX_STREAK times in a row; an empty device
+is waited for through trio."""
+from __future__ import annotations
+
+import socket
+import sys
+
+import pytest
+import trio
+
+from gbxfs.fuse import readable
+
+
+def _taken_without_checkpoint(wait, fd: int) -> bool:
+    """True when wait_readable(fd) returned in a cancelled scope (no checkpoint)."""
+    done = []
+
+    async def go() -> None:
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await wait(fd)
+            done.append(True)
+
+    trio.run(go)
+    return done == [True]
+
+
+@pytest.mark.parametrize("poll", [readable._POLL, None], ids=["libc", "select"])
+def test_a_queued_request_is_taken_at_once_then_a_checkpoint_every_max_streak(poll):
+    a, b = socket.socketpair()
+    with a, b:
+        b.send(b"request")
+        r = readable.ReadableFirst(poll=poll)
+        got = [_taken_without_checkpoint(r.wait_readable, a.fileno()) for _ in range(2 * readable.MAX_STREAK + 3)]
+        m = readable.MAX_STREAK
+        # each run of MAX_STREAK at once is followed by a real wait (a checkpoint: cancelled here)
+        assert got == ([True] * m + [False]) * 2 + [True]
+
+
+@pytest.mark.parametrize("poll", [readable._POLL, None], ids=["libc", "select"])
+def test_an_empty_device_is_waited_for_through_trio(poll):
+    a, b = socket.socketpair()
+    with a, b:
+        r = readable.ReadableFirst(poll=poll)
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
+        woke = []
+
+        async def go() -> None:
+            async with trio.open_nursery() as n:
+                n.start_soon(lambda: trio.to_thread.run_sync(lambda: (trio.from_thread.run_sync(lambda: None),
+                                                                      b.send(b"x"))))
+                with trio.fail_after(5):
+                    await r.wait_readable(a.fileno())
+                woke.append(True)
+
+        trio.run(go)
+        assert woke == [True]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libc's poll through ctypes: Linux")
+def test_the_libc_poll_is_there_on_linux():
+    assert readable._POLL is not None
+
+
+def test_another_descriptor_goes_to_trio():
+    a, b = socket.socketpair()
+    c, d = socket.socketpair()
+    with a, b, c, d:
+        b.send(b"x")
+        d.send(b"x")
+        r = readable.ReadableFirst()
+        assert _taken_without_checkpoint(r.wait_readable, a.fileno())
+        assert not _taken_without_checkpoint(r.wait_readable, c.fileno())
+
+
+def test_a_started_task_makes_the_next_wait_a_real_one():
+    a, b = socket.socketpair()
+    with a, b:
+        b.send(b"request")
+        r = readable.ReadableFirst()
+        assert _taken_without_checkpoint(r.wait_readable, a.fileno())
+        readable.pass_soon()
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())   # through the scheduler
+        assert _taken_without_checkpoint(r.wait_readable, a.fileno())       # once
