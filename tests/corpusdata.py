@@ -29,3 +29,20 @@ def parsed_gbx(path: str):
     from gbxfs.formats import gbx
     data = (CORPUS / path).read_bytes()
     return data, gbx.parse(data)
+
+
+def corpus_path(needle: str) -> str:
+    """The manifest path of the corpus file whose path ends with `needle`."""
+    return next(r["path"] for r in manifest_rows() if r["path"].endswith(needle))
+
+
+def corpus_body(needle: str) -> tuple[bytes, dict]:
+    """The decompressed body of the corpus file named by `needle` (corpus_path) and
+    walk_body's keyword arguments for it."""
+    from gbxfs.formats.gbx.body import read_body
+    from gbxfs.formats.gbx.header import parse_header
+    data = (CORPUS / corpus_path(needle)).read_bytes()
+    h = parse_header(data)
+    return read_body(data, h.body_offset, h.body_compression).data, dict(
+        class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
+        externals=h.refs.by_node_index() if h.refs else None)

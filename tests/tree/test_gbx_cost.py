@@ -9,10 +9,8 @@ import shutil
 import tracemalloc
 
 import pytest
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import CORPUS, corpus_body, corpus_path
 
-from gbxfs.formats.gbx.body import read_body
-from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.context import TreeContext
@@ -26,24 +24,12 @@ MiB = 1 << 20
 FILES = ("TestMap.Gbx", "Cpexport#1.Crystal.Gbx", "TMS_Dirt_4.Replay.Gbx")
 
 
-def _path(needle: str) -> str:
-    return next(r["path"] for r in manifest_rows() if r["path"].endswith(needle))
-
-
-def _body(needle: str):
-    data = (CORPUS / _path(needle)).read_bytes()
-    h = parse_header(data)
-    b = read_body(data, h.body_offset, h.body_compression)
-    return b.data, dict(class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
-                        externals=h.refs.by_node_index() if h.refs else None)
-
-
 @pytest.mark.parametrize("needle", FILES)
 def test_the_count_of_a_walk_is_the_memory_it_holds(corpus, needle):
     """Neither below what the parse keeps alive (the cache's bound would not be
     one) nor far above it (the cache would drop parses it could keep): within
     1.0-1.35 times tracemalloc's count."""
-    body, kw = _body(needle)
+    body, kw = corpus_body(needle)
     walk_body(body, **kw)                       # declarations compiled, classes looked up
     gc.collect()
     tracemalloc.start()
@@ -64,7 +50,7 @@ def test_the_count_of_a_walk_is_the_memory_it_holds(corpus, needle):
 
 @pytest.mark.parametrize("needle", FILES)
 def test_counting_during_the_walk_is_counting_afterwards(corpus, needle):
-    body, kw = _body(needle)
+    body, kw = corpus_body(needle)
     budget = WalkBudget(1 << 40)
     result = walk_body(body, on_chunk=budget.on_chunk, **kw)
     during = scan_nodes(result.nodes, budget)
@@ -78,7 +64,7 @@ def test_a_walk_stops_at_its_limit(corpus):
     20 MiB limit the walk stops at the first chunk that takes its count past
     it, having held no more than it counted (the count is per chunk: one chunk
     of goth's blocks is about 30 MiB), and what it built is freed."""
-    body, kw = _body("goth.Map.Gbx")
+    body, kw = corpus_body("goth.Map.Gbx")
     walk_body(body, **kw)
     gc.collect()
     tracemalloc.start()
@@ -104,9 +90,9 @@ def test_a_mount_holds_its_bound_over_a_map_it_cannot_keep(corpus, tmp_path):
     than the cache's bound plus the file's bytes and its body (before the walk
     stopped at the bound, the folder's first read held about 100 MiB)."""
     from robust_walk import walk_tree
-    shutil.copyfile(CORPUS / _path("goth.Map.Gbx"), tmp_path / "goth.Map.Gbx")
+    shutil.copyfile(CORPUS / corpus_path("goth.Map.Gbx"), tmp_path / "goth.Map.Gbx")
     walk_tree(build_tree(str(tmp_path), TreeContext(cache=ByteLRU(1 << 40))))   # warm-up
-    body, _ = _body("goth.Map.Gbx")
+    body, _ = corpus_body("goth.Map.Gbx")
     gc.collect()
     tracemalloc.start()
     try:

@@ -4,10 +4,8 @@ hook raises ends the walk and leaves walk_body."""
 from __future__ import annotations
 
 import pytest
-from corpusdata import CORPUS, manifest_rows
+from corpusdata import corpus_body
 
-from gbxfs.formats.gbx.body import read_body
-from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.gbx.nodes import walk_body
 
 pytestmark = pytest.mark.corpus
@@ -31,18 +29,9 @@ class _Pull:
         return self.data[self.pos - n:self.pos]
 
 
-def _body(needle: str):
-    path = next(r["path"] for r in manifest_rows() if r["path"].endswith(needle))
-    data = (CORPUS / path).read_bytes()
-    h = parse_header(data)
-    return read_body(data, h.body_offset, h.body_compression).data, dict(
-        class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
-        externals=h.refs.by_node_index() if h.refs else None)
-
-
 @pytest.mark.parametrize("pull", [False, True])
 def test_every_chunk_once_after_decoding(corpus, pull):
-    body, kw = _body("TMS_Dirt_4.Replay.Gbx")       # a replay: ghosts are nested nodes
+    body, kw = corpus_body("TMS_Dirt_4.Replay.Gbx")  # a replay: ghosts are nested nodes
     seen = []
     result = walk_body(_Pull(body) if pull else body, on_chunk=lambda c: seen.append((c, c.values)), **kw)
     assert result.status == "complete"
@@ -54,7 +43,7 @@ def test_every_chunk_once_after_decoding(corpus, pull):
 
 
 def test_what_the_hook_raises_ends_the_walk(corpus):
-    body, kw = _body("TMS_Dirt_4.Replay.Gbx")
+    body, kw = corpus_body("TMS_Dirt_4.Replay.Gbx")
 
     class Stop(Exception):
         pass
