@@ -32,7 +32,7 @@ Items = list[tuple[str, Entry]]
 class DirHandle:
     __slots__ = ("node", "entry", "items", "hash", "parent", "sizes")
 
-    def __init__(self, node: Inode, entry: Entry):
+    def __init__(self, node: Inode, entry: Dir):
         self.node = node
         self.entry = entry      # held while the folder is open
         # (name, entry) snapshot taken on the first readdir, "." and ".." first, so offsets

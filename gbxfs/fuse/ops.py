@@ -233,9 +233,7 @@ class Operations(pyfuse3.Operations):
             raise fail(errno.EBADF)
         items = h.items
         if items is None:
-            entry = h.entry
-            if not isinstance(entry, Dir):
-                raise fail(errno.ENOTDIR)
+            entry = h.entry     # a Dir (opendir)
             if entry.loaded() or entry.lists_from_memory:
                 kids, sizes = entry.children(), None
             else:   # in a worker thread: the first sizes that need work too, in the same visit
