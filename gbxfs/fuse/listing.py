@@ -32,7 +32,7 @@ Items = list[tuple[str, Entry]]
 class DirHandle:
     __slots__ = ("node", "entry", "items", "hash", "parent", "sizes")
 
-    def __init__(self, node: Inode, entry: Entry):
+    def __init__(self, node: Inode, entry: Dir):
         self.node = node
         self.entry = entry      # held while the folder is open
         # (name, entry) snapshot taken on the first readdir, "." and ".." first, so offsets
@@ -50,10 +50,6 @@ def inherit(entry: Entry, parent: Inode):
             entry.access if entry.access is not None else parent.access)
 
 
-def valid_name(name: str) -> bool:
-    return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
-
-
 def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]:
     """The folder's listing and the sizes that need work of its first READDIR_BATCH
     entries (worker thread): a folder listed in a worker thread is not visited
@@ -68,10 +64,12 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes:
     parent = inodes.find_path(h.node.parent_path) if h.node.path else h.node
     h.parent = parent or h.node
     items = [(".", h.entry), ("..", (parent and parent.entry) or h.entry)]
+    # the one test of a valid name, inline: it runs once per entry a listing shows
     items += [(n, e) for n, e in kids.items() if n and n != "." and n != ".." and "/" not in n and "\0" not in n]
     if len(items) != len(kids) + 2:
+        shown = {n for n, _ in items[2:]}
         for name in kids:
-            if not valid_name(name):
+            if name not in shown:
                 log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
     if sizes:
         h.sizes = {pos: sizes[n] for pos, (n, _) in enumerate(items) if pos > 1 and n in sizes}

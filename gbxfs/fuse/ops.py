@@ -84,21 +84,17 @@ class Operations(pyfuse3.Operations):
         if entry is None and node.path is None:    # a file held from a listing: find its name
             folder = node.folder
             entry, name = self._known_leaf(node)
-            if entry is not None:
-                node.path = self.inodes.child_path(folder, name)
-                node.mtime_ns, node.access = inherit(entry, folder)
-                node.entry = entry
-                return entry
-            kids = await self._children(await self._entry(folder))
-            names = self._names.get(folder.inode)
-            if len(kids) <= NAMES_ON_LOOP or (names is not None and node.inode in names):
-                # known, or a few hundred hashes: no worker-thread hop per file opened
-                name = self._listed_name(folder, kids, node.inode)
-            else:
-                name = await self._work(self._listed_name, folder, kids, node.inode)
-            entry = None if name is None else kids.get(name)
-            if entry is None:       # gone from its folder (a real folder changed)
-                raise fail(errno.ESTALE)
+            if entry is None:
+                kids = await self._children(await self._entry(folder))
+                names = self._names.get(folder.inode)
+                if len(kids) <= NAMES_ON_LOOP or (names is not None and node.inode in names):
+                    # known, or a few hundred hashes: no worker-thread hop per file opened
+                    name = self._listed_name(folder, kids, node.inode)
+                else:
+                    name = await self._work(self._listed_name, folder, kids, node.inode)
+                entry = None if name is None else kids.get(name)
+                if entry is None:       # gone from its folder (a real folder changed)
+                    raise fail(errno.ESTALE)
             node.path = self.inodes.child_path(folder, name)
             node.mtime_ns, node.access = inherit(entry, folder)
         elif entry is None:
@@ -237,9 +233,7 @@ class Operations(pyfuse3.Operations):
             raise fail(errno.EBADF)
         items = h.items
         if items is None:
-            entry = h.entry
-            if not isinstance(entry, Dir):
-                raise fail(errno.ENOTDIR)
+            entry = h.entry     # a Dir (opendir)
             if entry.loaded() or entry.lists_from_memory:
                 kids, sizes = entry.children(), None
             else:   # in a worker thread: the first sizes that need work too, in the same visit
