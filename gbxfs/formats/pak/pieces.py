@@ -78,7 +78,7 @@ class StoredPieces:
         if self.rec.compressed:
             ahead = not self.checked and self._ahead is None and self.decrypt_ahead and self.size > CHUNK
             return [0] if ahead and self._kind != "gbx" else []
-        if not self.checked or self.error or self.rec.compressed or self._kind != "raw" \
+        if not self.checked or self.error or self._kind != "raw" \
                 or not self._pieces_wanted():
             return []
         out = []
@@ -108,7 +108,6 @@ class StoredPieces:
             busy = self._pending.pop(at, None)
             if busy is not None:
                 busy.set()
-
 
     def _decrypt_ahead(self) -> None:
         """Decrypt the verifying pass's input ahead of it, until the pass is

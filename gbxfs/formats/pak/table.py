@@ -50,7 +50,7 @@ def tail_of(version: int) -> struct.Struct:
     [14+: 16-byte checksum], flags as u64."""
     if version < _CHECKSUM_VERSION:
         return FIXED
-    return struct.Struct("<5I" + "I" * (version >= _SIZE2_VERSION) + "16s" * (version >= _CHECKSUM_VERSION) + "Q")
+    return struct.Struct("<5I" + "I" * (version >= _SIZE2_VERSION) + "16sQ")
 
 
 class FileTable(Sequence[PakFileRecord]):
