@@ -78,21 +78,22 @@ def chunk_files(chunk: Chunk, taken: set[str], cache: ByteLRU, key: Hashable,
     """The files of `chunk`; `get()` returns the same chunk again from the parse,
     `key` is a cache key unique to this chunk of this file."""
     xml = xml_bytes(chunk)
-    return chunk_entries(chunk, taken, cache, key, lambda: render_chunk_txt(get()), lambda: get().raw,
-                         len(chunk.raw), (lambda: xml_bytes(get())) if xml else None, len(xml))
+    sizes = {"xml": len(xml)}
+    makers = {"txt": lambda: render_chunk_txt(get()), "xml": lambda: xml_bytes(get())}
+
+    def text_file(name: str, kind: str, x: dict) -> Entry:
+        return CachedFile(name, cache, (key, kind), makers[kind], size=sizes.get(kind), xattrs=x)
+    return chunk_entries(chunk, taken, text_file, lambda: get().raw, len(chunk.raw), bool(xml))
 
 
-def chunk_entries(chunk, taken: set[str], cache: ByteLRU, key: Hashable, txt: Callable[[], bytes],
-                  raw: Callable[[], bytes], raw_size: int, xml: Callable[[], bytes] | None,
-                  xml_size: int | None, txt_size: int | None = None) -> list[Entry]:
+def chunk_entries(chunk, taken: set[str], text_file: Callable[[str, str, dict], Entry],
+                  raw: Callable[[], bytes], raw_size: int, has_xml: bool) -> list[Entry]:
     """The files of a chunk (a Chunk, or a record with its chunk_id, name,
-    offset and error) made by the given functions, with the sizes known so far."""
+    offset and error): its .txt (and .xml) made by text_file(name, kind, xattrs),
+    its .bin read through raw()."""
     base = chunk_base(chunk, taken)
     x = chunk_xattrs(chunk)
-    files: list[Entry] = [
-        CachedFile(base + ".txt", cache, (key, "txt"), txt, size=txt_size, xattrs=x),
-        ParsedBytesFile(base + ".bin", raw, size=raw_size, xattrs=x),
-    ]
-    if xml is not None:
-        files.append(CachedFile(base + ".xml", cache, (key, "xml"), xml, size=xml_size, xattrs=x))
+    files: list[Entry] = [text_file(base + ".txt", "txt", x), ParsedBytesFile(base + ".bin", raw, size=raw_size, xattrs=x)]
+    if has_xml:
+        files.append(text_file(base + ".xml", "xml", x))
     return files

@@ -36,8 +36,15 @@ from gbxfs.tree.gbx.chunkfiles import render_chunk_txt, xml_bytes
 from gbxfs.tree.gbx.embedded import items_record
 from gbxfs.tree.gbx.info import body_pairs
 from gbxfs.tree.gbx.parse import GbxParse, ParsedBody
+from gbxfs.tree.model import File
 
 TEXT_ZLIB_LEVEL = 1          # the fastest: a map's 22 MiB of dumps in 0.3 s, to 2.4 MiB
+# Texts are compressed in blocks of this size, and a read decompresses only the
+# blocks it covers: a whole text decompressed per read (a 13 MiB dump read in
+# 128 KiB pieces by 16 readers at once, its copy evicted between pieces by the
+# others) held a whole text per worker thread, outside the cache's count.
+TEXT_BLOCK = 256 * 1024
+BLOCK_COST = 40              # list slot and bytes header of one compressed block
 # what one record costs in memory (object, slots, small ints, list slot), rounded up
 CHUNK_INFO_COST = 200
 NODE_INFO_COST = 300
@@ -80,7 +87,7 @@ class BodyDigest:
             self.items = items_record(pb.nodes[0]) if pb.nodes else None
         except GbxError as e:
             self.items = e
-        self._texts: dict[tuple[int, int, str], tuple[int, bytes]] = {}
+        self._texts: dict[tuple[int, int, str], tuple[int, list[bytes]]] = {}
         self._lock = threading.Lock()
         self.cost = (4096 + (len(self.items[2]) if isinstance(self.items, tuple) else 0)
                      + NODE_INFO_COST * len(self.nodes) + sum(
@@ -92,16 +99,32 @@ class BodyDigest:
 
     def text(self, i: int, j: int, kind: str) -> bytes | None:
         got = self._texts.get((i, j, kind))
-        return None if got is None else zlib.decompress(got[1])
+        return None if got is None else b"".join(map(zlib.decompress, got[1]))
+
+    def text_range(self, i: int, j: int, kind: str, offset: int, size: int) -> tuple[int, bytes] | None:
+        """(the text's size, its bytes from offset, at most size), decompressing only
+        the blocks they lie in; None if the text was not rendered yet."""
+        got = self._texts.get((i, j, kind))
+        if got is None:
+            return None
+        n, blocks = got
+        end = min(n, offset + max(size, 0))
+        if offset >= end:
+            return n, b""
+        first = offset // TEXT_BLOCK
+        data = b"".join(zlib.decompress(blocks[k]) for k in range(first, (end - 1) // TEXT_BLOCK + 1))
+        at = first * TEXT_BLOCK
+        return n, data[offset - at:end - at]
 
     def add_text(self, i: int, j: int, kind: str, data: bytes) -> int:
         """Keep a rendered text; the bytes that adds (0 if it was there)."""
-        z = zlib.compress(data, TEXT_ZLIB_LEVEL)
+        view = memoryview(data)
+        blocks = [zlib.compress(view[k:k + TEXT_BLOCK], TEXT_ZLIB_LEVEL) for k in range(0, len(data), TEXT_BLOCK)]
         with self._lock:
             if (i, j, kind) in self._texts:
                 return 0
-            self._texts[(i, j, kind)] = (len(data), z)
-        return len(z) + TEXT_COST
+            self._texts[(i, j, kind)] = (len(data), blocks)
+        return sum(map(len, blocks)) + BLOCK_COST * len(blocks) + TEXT_COST
 
 
 def body_problems(pb: ParsedBody) -> list[tuple[str, BaseException]]:
@@ -171,6 +194,15 @@ class BodyFiles:
         assert data is not None
         return data
 
+    def text_range(self, i: int, j: int, kind: str, offset: int, size: int) -> tuple[int, bytes]:
+        """(the text's size, a range of it): from the digest's blocks once the text
+        was rendered, never the whole text again (see TEXT_BLOCK)."""
+        got = self.digest().text_range(i, j, kind, offset, size)
+        if got is not None:
+            return got
+        data = self.text(i, j, kind)
+        return len(data), data[offset:offset + max(size, 0)]
+
     def _chunk(self, pb: ParsedBody, d: BodyDigest, i: int, j: int) -> Any:
         nodes = pb.all_nodes()
         if len(nodes) != len(d.nodes) or j >= len(nodes[i].chunks):
@@ -190,3 +222,35 @@ class BodyFiles:
 
     def body_slice(self, offset: int, size: int) -> bytes:
         return bytes(memoryview(self.p.body_bytes())[offset:offset + size])
+
+
+class ChunkText(File):
+    """A chunk's .txt or .xml under body/nodes/: read by ranges from the body's
+    digest (BodyFiles.text_range), not kept whole in the cache; its size is
+    known from the listing once the text was rendered, else rendered once to find it."""
+
+    __slots__ = ("_files", "_at", "_size")
+
+    def __init__(self, name: str, files: BodyFiles, i: int, j: int, kind: str, size: int | None,
+                 xattrs: dict | None = None):
+        super().__init__(name)
+        if xattrs is not None:
+            self.xattrs = xattrs    # shared with the chunk's other files, as chunkfiles does
+        self._files, self._at, self._size = files, (i, j, kind), size
+
+    def size(self) -> int:
+        if self._size is None:
+            self._size = len(self._files.text(*self._at))
+        return self._size
+
+    def size_hint(self) -> int | None:
+        return self._size
+
+    def read(self, offset: int, size: int) -> bytes:
+        n, data = self._files.text_range(*self._at, offset, size)
+        if self._size is None:
+            self._size = n
+        elif n != self._size:         # only if the body no longer rendered the same: never serve it
+            raise OSError(errno.EIO, f"{self.name}: content made again has {n} bytes, "
+                                     f"{self._size} were announced")
+        return data

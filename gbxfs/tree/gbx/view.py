@@ -34,7 +34,7 @@ from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbn
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
-from gbxfs.tree.gbx.digest import BodyFiles
+from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import Problems
@@ -161,15 +161,14 @@ class GbxFolder(Dir):
     def _node_files(self, i: int) -> list[Entry]:
         taken: set[str] = set()
         out: list[Entry] = []
-        cache = self.p.ctx.cache
         d, f = self.files.digest(), self.files
         if i >= len(d.nodes):
             raise OSError(errno.EIO, f"{self.name}: body no longer parses the same")
         for j, c in enumerate(d.nodes[i].chunks):
-            out += chunk_entries(c, taken, cache, self._key("node", i, j),
-                                 lambda j=j: f.text(i, j, "txt"), lambda j=j: f.raw(i, j), c.raw_size,
-                                 None if c.xml_size is None else (lambda j=j: f.text(i, j, "xml")),
-                                 c.xml_size, d.text_size(i, j, "txt"))
+            sizes = {"txt": d.text_size(i, j, "txt"), "xml": c.xml_size}
+            out += chunk_entries(c, taken,
+                                 lambda name, kind, x, j=j, sizes=sizes: ChunkText(name, f, i, j, kind, sizes[kind], x),
+                                 lambda j=j: f.raw(i, j), c.raw_size, c.xml_size is not None)
         return out
 
     # -- thumbnail and comments ------------------------------------------------------------
