@@ -56,6 +56,7 @@ class ByteLRU:
         self._lock = threading.Lock()
         # bytes of the values being made now (see making), and who waits for room
         self._in_flight = 0
+        self._makers = 0          # threads inside making(): one at a time
         # bytes of made values alive outside the cache (hold), under a lock of their own:
         # a value's finalizer releases them in whatever thread drops it
         self._held = 0
@@ -177,42 +178,41 @@ class ByteLRU:
 
     def reserve(self, nbytes: int) -> None:
         """Evict values until `nbytes` more would fit beside the values being
-        made now (making()): room for a large value about to be made (a body
-        walk), so that the process holds the bound, not a full cache on top of
-        the walks in flight (16 readers at cache_mb=48 took the daemon to 196 MB
-        with up to half the bound of parses kept through a walk;
+        made now (making()) and held (hold()): room for a large value about to
+        be made (a body walk), so that the process holds the bound, not a full
+        cache on top of the walks in flight (16 readers at cache_mb=48 took the
+        daemon to 196 MB with up to half the bound of parses kept through a walk;
         benchmarks/mount_memory.py). Cheap values go first, then the least
-        recently used costly ones; durable values stay within their share (they
-        spare the walk a second time: gbx/digest.py)."""
+        recently used costly ones, then durable ones, least recently used first,
+        even within their share: a walk's room is memory in use, and a walk as
+        large as the bound beside half the bound of digests took the count a
+        half past the bound (the digests spare a second walk, gbx/digest.py,
+        but the bound comes first)."""
         with self._room:
             in_flight = self._in_flight + self._held
         with self._lock:
             cheap, costly, durable = self._order
-            while self._bytes + min(nbytes + in_flight, self.max_bytes) > self.max_bytes:
-                if cheap:
-                    self._drop(next(iter(cheap)))
-                elif costly:
-                    self._drop(next(iter(costly)))
-                elif durable and self._rank_bytes[DURABLE] > DURABLE_SHARE * self.max_bytes:
-                    self._drop(next(iter(durable)))
-                else:
-                    break
+            while self._bytes and self._bytes + min(nbytes + in_flight, self.max_bytes) > self.max_bytes:
+                self._drop(next(iter(cheap or costly or durable)))
 
     @contextmanager
     def making(self, nbytes: int) -> Iterator[Callable[[int], None]]:
         """Hold `nbytes` of room for a large value being made (a body walk) while
-        making it: waits while the values other threads are making already hold
-        half the bound (one at a time always goes), then evicts until the cache
-        and the room of every value in flight fit in the bound (reserve), and
-        values stored meanwhile keep to what that room leaves. Walks are pure Python, so
-        running more at once gains nothing on the interpreter's one lock, but
-        each holds its objects: 16 readers walking 16 bodies at once took the
-        process far past the cache's bound. Yields `grow(more)`: the value being
-        made turned out larger than its room (a walk counts what it builds), so the
-        room grows by `more`, evicting for it."""
+        making it: waits until no other thread is making one (one at a time),
+        then evicts until the cache and the room of the value in flight fit in
+        the bound (reserve), and values stored meanwhile keep to what that room
+        leaves. Walks are pure Python, so running more at once gains nothing on
+        the interpreter's one lock, but each holds its objects: 16 readers
+        walking 16 bodies at once took the process far past the cache's bound,
+        and so did two walks let in beside each other within half the bound,
+        each then growing its room towards the whole bound. Yields `grow(more)`:
+        the value being made turned out larger than its room (a walk counts
+        what it builds), so the room grows by `more`, evicting for it. Not
+        reentrant: nothing made inside a making() may use making() itself."""
         with self._room:
-            while self._in_flight and self._in_flight + nbytes > self.max_bytes // 2:
+            while self._makers:
                 self._room.wait()
+            self._makers += 1
             self._in_flight += nbytes
         room = [nbytes]
 
@@ -228,6 +228,7 @@ class ByteLRU:
         finally:
             with self._room:
                 self._in_flight -= room[0]
+                self._makers -= 1
                 self._room.notify_all()
 
     def hold(self, value: Any, nbytes: int) -> None:

@@ -77,17 +77,22 @@ class CachedFile(_SizedFile):
 class ParsedBytesFile(_SizedFile):
     """A file whose bytes are an object the (cached) parse keeps anyway, such as
     a chunk's raw bytes or the decompressed body: fetched from the parse on
-    each read, never copied into the cache a second time."""
+    each read, never copied into the cache a second time. `get` may return a
+    memoryview (a range of the body): a read then copies only its own piece."""
 
     __slots__ = ("_get",)
 
-    def __init__(self, name: str, get: Callable[[], bytes], *, size: int | None = None,
+    def __init__(self, name: str, get: Callable[[], bytes | memoryview], *, size: int | None = None,
                  xattrs: dict | None = None, **kw):
         super().__init__(name, size, xattrs, **kw)
         self._get = get
 
     def _bytes(self) -> bytes:
         return self._checked(self._get())
+
+    def read(self, offset: int, size: int) -> bytes:
+        piece = self._bytes()[offset:offset + size]
+        return piece if type(piece) is bytes else bytes(piece)
 
 
 class CachedDir(Dir):

@@ -138,8 +138,10 @@ def test_durable_values_stay_and_a_value_that_needs_their_room_is_not_kept():
     assert cache.get("y") is None and cache.current_bytes == 100
     cache.put("z", "z", 80)                              # this one fits beside d1: all else goes
     assert [k for k in ("d1", "p2", "x", "z") if cache.get(k) is not None] == ["d1", "z"]
-    cache.reserve(100)                                   # room for a parse: d1 stays within its share
+    cache.reserve(60)                                    # room for a walk: the cheap value goes first
     assert cache.get("d1") == "D1" and cache.get("z") is None and cache.current_bytes == 20
+    cache.reserve(100)                                   # a walk of the whole bound: durable ones go too
+    assert cache.get("d1") is None and cache.current_bytes == 0
 
 
 def test_durable_values_past_their_share_go_least_recent_first():

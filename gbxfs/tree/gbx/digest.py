@@ -220,6 +220,12 @@ class BodyFiles:
         c = self.digest().nodes[i].chunks[j]
         return c.raw if c.raw is not None else self.body_slice(c.offset, c.raw_size)
 
+    def raw_view(self, i: int, j: int) -> bytes | memoryview:
+        """raw(), without copying a range of the body (a chunk .bin read in pieces
+        copied the whole chunk per piece)."""
+        c = self.digest().nodes[i].chunks[j]
+        return c.raw if c.raw is not None else memoryview(self.p.body_bytes())[c.offset:c.offset + c.raw_size]
+
     def body_slice(self, offset: int, size: int) -> bytes:
         return bytes(memoryview(self.p.body_bytes())[offset:offset + size])
 

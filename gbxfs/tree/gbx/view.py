@@ -168,7 +168,7 @@ class GbxFolder(Dir):
             sizes = {"txt": d.text_size(i, j, "txt"), "xml": c.xml_size}
             out += chunk_entries(c, taken,
                                  lambda name, kind, x, j=j, sizes=sizes: ChunkText(name, f, i, j, kind, sizes[kind], x),
-                                 lambda j=j: f.raw(i, j), c.raw_size, c.xml_size is not None)
+                                 lambda j=j: f.raw_view(i, j), c.raw_size, c.xml_size is not None)
         return out
 
     # -- thumbnail and comments ------------------------------------------------------------
