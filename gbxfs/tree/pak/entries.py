@@ -8,8 +8,9 @@ known to be unverifiable.
 """
 from __future__ import annotations
 
-import threading
 import itertools
+import threading
+from threading import Lock
 from typing import Iterator, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
@@ -133,10 +134,12 @@ class PakTree:
         def typed(name: str, class_id: int) -> str | None:
             return typed_name(name, class_id, version) if typed_names else None
 
+        named_gbx = []      # folders named like GBX files: maps.csv may index them by name
+
         def make_folder(name: str, sub: int) -> Entry:
-            e = PakFolder(name, self, sub, cheap=index.size(sub) <= CHEAP_LISTING, mtime_ns=mtime)
-            e.ahead_parent = parent
-            return e
+            if name[-4:].lower() == ".gbx":
+                named_gbx.append(name)
+            return PakFolder.listed(name, self, sub, index.size(sub) <= CHEAP_LISTING, mtime, parent)
 
         def make_file(name: str, i: int, fixed: tuple) -> Entry:
             _, size, stored_size, offset, _, flags = fixed
@@ -145,6 +148,7 @@ class PakTree:
                 rec = table[i]
                 e: Entry = PakGbxDir(name, arc.entry(rec), arc, ctx, mtime)
                 e.xattrs.update(_record_xattrs(rec, name))
+                named_gbx.append(name)
                 return e
             e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
             if static(size, stored_size, offset, flags) is not None:
@@ -156,9 +160,11 @@ class PakTree:
         kids: dict[str, Entry] = {e.name: e for e in self.root_extra} if node == 0 else {}
         reserved = _ROOT_RESERVED.union(kids) if node == 0 else _FOLDER_RESERVED
         index.listing(node, table, reserved, typed, make_file, make_folder, kids)
-        # maps.csv / replays.csv under names no archive entry has
-        for e in index_files(kids, ctx.cache, ("gbx.index", arc, node)):
-            kids[e.name] = e
+        # maps.csv / replays.csv under names no archive entry has: only GBX folders can be
+        # maps or replays (tree/gbx/index.py class_id_of), so a listing without any is not scanned
+        if named_gbx:
+            for e in index_files(kids, ctx.cache, ("gbx.index", arc, node)):
+                kids[e.name] = e
         return kids
 
 
@@ -173,17 +179,26 @@ class PakFolder(Dir):
     identical. error.txt appears once one of its entries is known to be
     unverifiable (found out when it is first read)."""
 
-    __slots__ = ("_tree", "_node", "_cheap", "_pinned", "ahead_parent")
+    __slots__ = ("_tree", "_node", "_cheap", "_pinned", "ahead_parent", "_key")
 
     def __init__(self, name: str, tree: PakTree, node: int, *, cheap: bool = False, **kw):
         super().__init__(name, **kw)
         self._tree, self._node, self._cheap = tree, node, cheap
         self._pinned: Mapping[str, Entry] | tuple | None = None
         self.ahead_parent: PakFolder | None = None     # the folder listing this one (read-ahead)
+        self._key = ("pak.list", tree.arc, node)
 
-    @property
-    def _key(self):
-        return ("pak.list", self._tree.arc, self._node)
+    @classmethod
+    def listed(cls, name: str, tree: PakTree, node: int, cheap: bool, mtime_ns: int,
+               parent: "PakFolder | None") -> "PakFolder":
+        """A sub-folder as its parent's listing makes it: __init__'s result, its slots
+        set here (one per folder a listing shows, a few per folder `find` visits)."""
+        e = cls.__new__(cls)
+        e.name, e.xattrs, e.mtime_ns, e.access = name, {}, mtime_ns, None
+        e._load, e._children, e._lock = None, None, Lock()
+        e._tree, e._node, e._cheap, e._pinned, e.ahead_parent = tree, node, cheap, None, parent
+        e._key = ("pak.list", tree.arc, node)
+        return e
 
     def _listing(self) -> Mapping[str, Entry]:
         pinned, self._pinned = self._pinned, None
@@ -231,7 +246,8 @@ class PakFolder(Dir):
         return kids is not None
 
     def peek(self) -> Mapping[str, Entry] | None:
-        return self._tree.ctx.cache.get(self._key)
+        # not counted as a use: asked per listed folder (its link count) and per getattr
+        return self._tree.ctx.cache.peek(self._key)
 
     @property
     def lists_from_memory(self) -> bool:
