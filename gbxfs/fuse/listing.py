@@ -135,7 +135,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     if h.hash is None:
         h.hash = folder_hash(dirnode.path)
     base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
-    mtime = dirnode.mtime_ns
+    mtime, dpath = dirnode.mtime_ns, dirnode.path
     shared = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
@@ -171,7 +171,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             leaves.append(ino)
             continue
         node = full(ino)
-        path = inodes.child_path(dirnode, name)
+        path = f"{dpath}/{name}" if dpath else name       # inodes.child_path
         if ino <= ROOT_INODE or (node is not None and node.path != path):
             ino = inodes.number(path)       # rehashed with a salt (a collision)
         emtime, access = inherit(entry, dirnode)

@@ -219,7 +219,9 @@ class Operations(pyfuse3.Operations):
     @handler
     async def opendir(self, inode, ctx=None):
         node = self._node(inode)
-        entry = await self._entry(node)
+        entry = node.entry      # at hand for a folder the kernel got from a listing
+        if entry is None:
+            entry = await self._entry(node)
         if not isinstance(entry, Dir):
             raise fail(errno.ENOTDIR)
         fh = next(self._fh)

@@ -105,19 +105,20 @@ class PakTree:
     folders (tree/pak/index.py) and how entries are made. The table and the
     index live in ctx.cache (made again when evicted); so do the listings."""
 
-    __slots__ = ("arc", "ctx", "mtime", "root_extra")
+    __slots__ = ("arc", "ctx", "mtime", "root_extra", "_index_key")
 
     def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
+        self._index_key = ("pak.index", arc)
 
     def index(self) -> PakIndex:
         arc = self.arc
-        return self.ctx.cache.get_or_make(("pak.index", arc), lambda: _made_index(arc.files))
+        return self.ctx.cache.get_or_make(self._index_key, lambda: _made_index(arc.files))
 
     def in_memory(self) -> tuple[FileTable, PakIndex] | None:
         """The table and the index if both are in memory now (no reading or parsing needed)."""
         table = self.arc.table_in_memory()
-        index = self.ctx.cache.get(("pak.index", self.arc))
+        index = self.ctx.cache.get(self._index_key)
         return None if table is None or index is None else (table, index)
 
     def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None,
@@ -241,7 +242,9 @@ class PakFolder(Dir):
 
     def loaded(self) -> bool:
         # kept until the next children() call (the FUSE layer then lists on the event loop)
-        kids = self._tree.ctx.cache.get(self._key)
+        cache = self._tree.ctx.cache
+        # a first listing (every folder `find` enters) misses: looked at without the lock
+        kids = cache.get(self._key) if cache.peek(self._key) is not None else None
         self._pinned = kids
         return kids is not None
 
