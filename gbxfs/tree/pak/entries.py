@@ -216,7 +216,7 @@ class PakFolder(Dir):
         kids = None if missed else cache.get(self._key)
         if kids is None:
             with self._lock:
-                kids = cache.get(self._key)
+                kids = cache.peek(self._key)     # made by another thread meanwhile?
                 if kids is None:
                     kids = self._tree.listing(self._node, have, self)
                     cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids) + ITEM_OVERHEAD)
