@@ -6,8 +6,11 @@ Nearly every entry is then a file that inherits its folder's mtime and access
 and has no inode node of its own: it takes the short way, with its number
 hashed on from its folder's path (inodes.folder_hash), one EntryAttributes
 shared by all such files (changed per file: pyfuse3 copies it into the reply at
-once) and the references counted in one pass per reply. Everything else goes the general way (attrs.make_attributes,
-InodeTable.remember_listed).
+once) and the references counted in one pass per reply. Everything else goes the
+general way (InodeTable.remember_listed: a node per folder, which `find` opens
+next), its attributes from attrs.make_attributes, but for folders not listed yet,
+which share one EntryAttributes as files do. "." and ".." get only what the
+kernel keeps of them (dot_attributes).
 """
 from __future__ import annotations
 
