@@ -202,8 +202,9 @@ def test_past_their_share_costly_values_are_evicted_least_recent_first():
 
 def test_values_being_made_count_inside_the_bound():
     """The room held for a body walk (making) is memory the process holds: the
-    cache makes it by evicting, least recent first (durable values within their
-    share stay), and values stored while it is held keep to what is left."""
+    cache makes it by evicting, least recent first (durable values last), and
+    values stored while it is held keep to what is left. Walks run one at a time
+    (tests/tree/test_work_in_flight.py shows it with threads)."""
     cache = ByteLRU(100)
     cache.get_or_make("d1", lambda: ("D", 20), rank=DURABLE)
     cache.get_or_make("p1", lambda: ("1", 30))
@@ -216,14 +217,14 @@ def test_values_being_made_count_inside_the_bound():
         cache.put("z", "z", 10)     # past it: y, the only cheap value, goes
         assert [k for k in ("p1", "y", "z") if cache.get(k) is not None] == ["p1", "z"]
         assert cache.current_bytes + 40 <= 100
-        with cache.making(10):      # a second walk (within half the bound with the first): z goes
-            assert cache.current_bytes + 50 == 100 and cache.get("z") is None
-            cache.put("v", "v", 10)     # no cheap value left to give way: p1 goes
-            assert cache.get("p1") is None and cache.current_bytes + 50 <= 100
+    with cache.making(50):          # the next walk, larger: z goes
+        assert cache.current_bytes + 50 == 100 and cache.get("z") is None
+        cache.put("v", "v", 10)     # no cheap value left to give way: p1 goes
+        assert cache.get("p1") is None and cache.current_bytes + 50 <= 100
     cache.put("w", "w", 50)         # nothing in flight: the whole bound again
     assert cache.current_bytes == 80
-    with cache.making(200):         # larger than the cache: it empties, durable values within
-        assert cache.current_bytes == 20 and cache.get("d1") == "D"    # their share stay
+    with cache.making(200):         # larger than the cache: it empties, durable values too
+        assert cache.current_bytes == 0 and cache.get("d1") is None
 
 
 def test_a_made_value_not_kept_counts_until_it_is_garbage():
@@ -246,14 +247,16 @@ def test_a_made_value_not_kept_counts_until_it_is_garbage():
     assert cache.get("p1") is kept and cache.held_bytes == 0 and cache.current_bytes == 80
     big = cache.get_or_make("p2", make(60))   # would need d1's room: not kept, still held
     assert cache.get("p2") is None and cache.held_bytes == 60
-    assert cache.get("p1") is None            # its room was made for the held one
-    cache.put("x", "x", 40)                   # 50 + 60 held: no room for it
-    assert cache.get("x") is None
+    assert cache.get("p1") is None            # room was made for the held one: p1 went,
+    assert cache.get("d1") is None            # and d1 too (50 + 60 held pass the bound)
+    cache.put("x", "x", 40)                   # 40 + 60 held: fits
+    cache.put("y", "y", 10)                   # past it: x goes
+    assert cache.get("x") is None and cache.get("y") == "y"
     del big
     gc.collect()
     assert cache.held_bytes == 0
-    cache.put("x", "x", 40)
-    assert cache.get("x") == "x"
+    cache.put("x", "x", 40)                   # the held room is free again
+    assert cache.get("x") == "x" and cache.get("y") == "y"
 
 
 # made from a replay's ghosts, a costly value of their own (not from the digest)
