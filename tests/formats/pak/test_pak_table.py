@@ -189,3 +189,27 @@ def test_roots_of_files_in_a_folder_without_a_name():
     table, size = read_files(lambda n: pieces.pop() if pieces else b"", 4, folders, hashlib.md5())
     assert size == len(raw)
     assert roots(table) == ["Media", "Sub", "top.txt"] == sorted({r.parts[0] for r in table if r.parts})
+
+
+def test_columns_are_the_fixed_fields_transposed(big):
+    """columns() (the sums' and the typed names' one pass) holds, field by field,
+    what fixed_fields() gives record by record."""
+    version, n, _, data = big
+    table = _open(version, data, ByteLRU(256 << 20)).files
+    cols = table.columns()
+    assert [list(c) for c in cols] == [list(c) for c in zip(*table.fixed_fields())]
+    assert len(cols[0]) == n
+
+
+def test_columns_keep_the_high_flag_bits():
+    import struct
+    from gbxfs.formats.pak.records import PakFolder
+    from gbxfs.formats.pak.table import FIXED, read_files
+
+    flags = (1, 1 << 40 | 0x7C, 0)
+    raw = b"".join(struct.pack("<iI", 0, 1) + b"a" + FIXED.pack(9, i, i + 1, 8 * i, 7 + i, f) for i, f in enumerate(flags))
+    pieces = [raw]
+    table, _ = read_files(lambda k: pieces.pop() if pieces else b"", 3, [PakFolder(0, -1, "", ())], hashlib.md5())
+    assert [list(c) for c in table.columns()] == [[9] * 3, [0, 1, 2], [1, 2, 3], [0, 8, 16], [7, 8, 9], list(flags)]
+    empty, _ = read_files(lambda k: b"", 0, [PakFolder(0, -1, "", ())], hashlib.md5())
+    assert [list(c) for c in empty.columns()] == [[]] * 6
