@@ -363,9 +363,13 @@ class GbxReader:
                 self._pos = p + 4
                 return True
             return False
-        if self.peek_u32() == SKIP_MARKER:
-            self._take(4)
+        try:
+            data = self._take(4)
+        except Truncated:
+            return False
+        if _u32(data)[0] == SKIP_MARKER:
             return True
+        self.untake(4)
         return False
 
     def peek_u32(self) -> int | None:
@@ -378,23 +382,19 @@ class GbxReader:
             data = self._take(4)
         except Truncated:
             return None
-        self._unread(data)
+        self.untake(4)
         return _u32(data)[0]
 
     def untake(self, n: int) -> None:
-        """Give back the last n bytes taken (a fused read failing part-way stops where its field's read would)."""
-        if self._buf is not None:
-            self._pos -= n
-        elif n:
-            self._unread(bytes(self._log[len(self._log) - n:]))
-
-    def _unread(self, data: bytes) -> None:
-        # Only right after _take in stream mode (peeks, untake). The source is wrapped once:
-        # a wrapper per peek would nest deeper each time, and a pak entry's map peeks
-        # thousands of times (RecursionError in the reads).
-        self._pos -= len(data)
-        del self._log[len(self._log) - len(data):]
-        if isinstance(self._src, Pushback):
-            self._src.head = data + self._src.head
-        else:
-            self._src = Pushback(self._src, data)
+        """Give back the last n bytes taken: peeks, and a fused read failing part-way (it
+        stops where its field's read would). A stream's go to a pushback before the source,
+        wrapped once: a wrapper per peek would nest deeper each time, and a pak entry's
+        map peeks thousands of times (RecursionError in the reads)."""
+        self._pos -= n
+        if self._buf is None and n:
+            data = bytes(self._log[len(self._log) - n:])
+            del self._log[len(self._log) - n:]
+            if isinstance(self._src, Pushback):
+                self._src.head = data + self._src.head
+            else:
+                self._src = Pushback(self._src, data)
