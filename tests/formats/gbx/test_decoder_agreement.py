@@ -2,15 +2,17 @@
 damaged bytes included: the generated functions over bytes in memory (gbx.parse, the
 tree) and the reference closures over a pull source (a pak entry, parsed while it
 decrypts: gbxfs/formats/pak/gbxentry.py). On good bytes test_codegen_equivalence.py
-shows it; here every chunk id the corpus holds is cut short and written over, and both
-paths must give the same nodes, chunks, values and hook calls, and the same error
-(class, message, offset, chunk, declaration line). A truncated chunk is an error on
-both, never a short value taken as good.
+shows it; here the chunks are cut short and written over, and both paths must give the
+same nodes, chunks, values and hook calls, and the same error (class, message, offset,
+chunk, declaration line). A truncated chunk is an error on both, never a short value
+taken as good.
 
-Cases are seeded (one fixed list): per chunk id, its first occurrence in the corpus
-(smallest file first) is cut inside its data, cut around its id/marker/size (where the
-walker rather than a declaration meets the end), and has a u32 inside it overwritten by
-a value declarations test (bools, counts, lookback indexes, end marker, "PIKS").
+Cases are seeded (one fixed list): per chunk id that corpus files up to MAX_SIZE hold,
+its first occurrence (smallest file first) is cut inside its data, cut around its
+id/marker/size (where the walker rather than a declaration meets the end), and has a
+u32 inside it overwritten by a value declarations test (bools, counts, lookback
+indexes, end marker, "PIKS"). The files are dealt out to SHARDS tests: the list is
+made when the first of them runs, not at collection.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ SEED = 20261124
 # bodies up to 100 kB (as test_codegen_equivalence.py) keep this to seconds; the chunk
 # ids only larger files hold are left out
 MAX_SIZE = 100_000
+SHARDS = 8
 WORDS = (0, 1, 2, 3, 0xFFFFFFFF, 0x40000000, 0x40000001, 0x80000000, 0x7FFFFFFF, 0x10000,
          0xFACADE01, int.from_bytes(b"PIKS", "little"))
 
@@ -96,20 +99,24 @@ def _walk(source, size: int, kw: dict) -> tuple[list, list[bytes]]:
     return summary(result), log
 
 
-def _paths() -> list[str]:
-    return list(_cases()) if manifest_rows() else []
+def _shard(i: int) -> list[str]:
+    paths = list(_cases())[i::SHARDS]
+    assert paths         # the corpus fixture ran: its files hold cases
+    return paths
 
 
-@pytest.mark.parametrize("path", _paths())
-def test_damaged_bodies_decode_alike(corpus, path):
-    _, g = parsed_gbx(path)
-    h = g.header
-    kw = dict(class_id=h.raw_class_id, num_nodes=h.num_nodes, externals=h.refs.by_node_index() if h.refs else None)
-    for case in _cases()[path]:
-        body = _damaged(g.body_bytes, case)
-        memory = _walk(body, len(body), kw)
-        pulled = _walk(Pull(body), len(body), kw)
-        assert memory == pulled, case
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_damaged_bodies_decode_alike(corpus, shard):
+    for path in _shard(shard):
+        _, g = parsed_gbx(path)
+        h = g.header
+        kw = dict(class_id=h.raw_class_id, num_nodes=h.num_nodes,
+                  externals=h.refs.by_node_index() if h.refs else None)
+        for case in _cases()[path]:
+            body = _damaged(g.body_bytes, case)
+            memory = _walk(body, len(body), kw)
+            pulled = _walk(Pull(body), len(body), kw)
+            assert memory == pulled, (path, case)
 
 
 class _PlainStream:
@@ -138,22 +145,23 @@ def _in_memory(data: bytes) -> tuple[str, str | None, list[bytes]]:
     return result.status, None if result.error is None else str(result.error), fed
 
 
-@pytest.mark.parametrize("path", _paths())
-def test_pak_pass_agrees_with_memory(corpus, path):
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_pak_pass_agrees_with_memory(corpus, shard):
     """The pak layer's own pass (header and body from its page source, hooks fed) stops
     where, and as, the in-memory parse of the same stored bytes does, with the same
     feeds; a source that ends before the size it announced gives an error, never a
     complete walk."""
-    data, g = parsed_gbx(path)
-    plain = in_pak_form(data, g)
-    start = len(plain) - len(g.body_bytes)
-    wholes = [plain[:random.Random(f"{SEED} {path}").randrange(start)]]        # a header cut short
-    wholes += [plain[:start] + _damaged(g.body_bytes, case) for case in _cases()[path][:3]]
-    for whole in wholes:
-        status, error, fed = _in_memory(whole)
-        res = run_gbx_pass(_PlainStream(whole), len(whole), False)
-        assert (res.parse_status, res.parse_error) == (status, error)
-        assert [b for _, b in res.feed_log] == fed
-        if len(whole) < len(plain):
-            dry = run_gbx_pass(_PlainStream(whole), len(plain), False)
-            assert not dry.verified and dry.parse_status != "complete"
+    for path in _shard(shard):
+        data, g = parsed_gbx(path)
+        plain = in_pak_form(data, g)
+        start = len(plain) - len(g.body_bytes)
+        cases = [("header cut", random.Random(f"{SEED} {path}").randrange(start))] + _cases()[path][:3]
+        for case in cases:
+            whole = plain[:case[1]] if case[0] == "header cut" else plain[:start] + _damaged(g.body_bytes, case)
+            status, error, fed = _in_memory(whole)
+            res = run_gbx_pass(_PlainStream(whole), len(whole), False)
+            assert (res.parse_status, res.parse_error) == (status, error), (path, case)
+            assert [b for _, b in res.feed_log] == fed, (path, case)
+            if len(whole) < len(plain):
+                dry = run_gbx_pass(_PlainStream(whole), len(plain), False)
+                assert not dry.verified and dry.parse_status != "complete", (path, case)
