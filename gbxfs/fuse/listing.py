@@ -6,8 +6,11 @@ Nearly every entry is then a file that inherits its folder's mtime and access
 and has no inode node of its own: it takes the short way, with its number
 hashed on from its folder's path (inodes.folder_hash), one EntryAttributes
 shared by all such files (changed per file: pyfuse3 copies it into the reply at
-once) and the references counted in one pass per reply. Everything else goes the general way (attrs.make_attributes,
-InodeTable.remember_listed).
+once) and the references counted in one pass per reply. Everything else goes the
+general way (InodeTable.remember_listed: a node per folder, which `find` opens
+next), its attributes from attrs.make_attributes, but for folders not listed yet,
+which share one EntryAttributes as files do. "." and ".." get only what the
+kernel keeps of them (dot_attributes).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from typing import Awaitable, Callable, Mapping
 
 import pyfuse3
 
-from gbxfs.fuse.attrs import AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
+from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
 from gbxfs.tree.model import Dir, Entry
 
@@ -26,20 +29,19 @@ log = logging.getLogger("gbxfs.fuse")
 # entries per worker-thread hop when a listing needs sizes computed
 READDIR_BATCH = 128
 
-Items = list[tuple[str, Entry]]
-
-
 class DirHandle:
-    __slots__ = ("node", "entry", "items", "hash", "parent", "sizes")
+    __slots__ = ("node", "entry", "names", "entries", "hash", "parent", "sizes")
 
     def __init__(self, node: Inode, entry: Dir):
         self.node = node
         self.entry = entry      # held while the folder is open
-        # (name, entry) snapshot taken on the first readdir, "." and ".." first, so offsets
-        # stay valid for this handle even if the directory is re-listed meanwhile
-        self.items: Items | None = None
+        # the snapshot taken on the first readdir (snapshot()): names and entries by
+        # position, "." and ".." first, so offsets stay valid for this handle even if
+        # the directory is re-listed meanwhile
+        self.names: list[str] | None = None
+        self.entries: list[Entry | None] | None = None
         self.hash = None        # the folder's path hash (inodes.folder_hash): numbers its entries
-        self.parent = node      # the node ".." shows (set with the items)
+        self.parent = node      # the node ".." shows (set with the snapshot)
         self.sizes: dict[int, int] | None = None    # sizes made with the listing, by position
 
 
@@ -58,22 +60,47 @@ def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]
     return kids, {n: file_size(e) for n, e in itertools.islice(kids.items(), READDIR_BATCH) if needs_work(e)}
 
 
-def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes: dict[str, int] | None = None) -> Items:
-    """The handle's items: ".", "..", then the listing's valid names; `sizes`
-    (listed_with_sizes) become the handle's sizes by position."""
+def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes: dict[str, int] | None = None) -> None:
+    """Set the handle's names and entries: ".", "..", then the listing's valid
+    names; `sizes` (listed_with_sizes) become the handle's sizes by position."""
     parent = inodes.find_path(h.node.parent_path) if h.node.path else h.node
     h.parent = parent or h.node
-    items = [(".", h.entry), ("..", (parent and parent.entry) or h.entry)]
-    # the one test of a valid name, inline: it runs once per entry a listing shows
-    items += [(n, e) for n, e in kids.items() if n and n != "." and n != ".." and "/" not in n and "\0" not in n]
-    if len(items) != len(kids) + 2:
-        shown = {n for n, _ in items[2:]}
-        for name in kids:
-            if name not in shown:
-                log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", name)
+    names: list[str] = [".", ".."]
+    names += kids
+    entries: list[Entry | None] = [None, None]      # the dots' entries: never asked for
+    entries += kids.values()
+    # every name valid (one component, not empty, no dot name): tested on the names
+    # joined, which runs once per listing rather than once per name
+    if kids and ("\0" in (joined := "/".join(names[2:])) or joined.count("/") != len(kids) - 1
+                 or "" in kids or "." in kids or ".." in kids):
+        names[2:], entries[2:] = [], []
+        for n, e in kids.items():
+            if n and n != "." and n != ".." and "/" not in n and "\0" not in n:
+                names.append(n)
+                entries.append(e)
+            else:
+                log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", n)
+    h.names, h.entries = names, entries
     if sizes:
-        h.sizes = {pos: sizes[n] for pos, (n, _) in enumerate(items) if pos > 1 and n in sizes}
-    return items
+        h.sizes = {pos: sizes[n] for pos, n in enumerate(names) if pos > 1 and n in sizes}
+
+
+DOTS = (b".", b"..")
+# "." and ".." take no reference, and of their readdirplus entries the kernel keeps only
+# the inode number and the file type (it links no attributes for these two names): they
+# get these, changed per reply (pyfuse3 copies them at once), not their folders' full
+# attributes, which a folder's node keeps only once made anyway
+_DOT = pyfuse3.EntryAttributes()
+_DOT.st_mode = DIR_MODE
+
+
+def dot_attributes(node: Inode) -> pyfuse3.EntryAttributes:
+    """The attributes a readdirplus entry "." or ".." for `node` needs: its own if
+    kept (attrs.stable), else its number and the folder type."""
+    if node.attrs is not None:
+        return node.attrs
+    _DOT.st_ino = node.inode
+    return _DOT
 
 
 # the short way's files differ only in number and size: one EntryAttributes for all
@@ -90,22 +117,35 @@ def _shared_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPoli
     return _shared[1]
 
 
+# the same for folders not listed yet (they differ only in number: link count 1)
+_shared_folder: tuple[tuple, pyfuse3.EntryAttributes] | None = None
+
+
+def _folder_attributes(entry: Dir, mtime: int, access, policy: AttrPolicy) -> pyfuse3.EntryAttributes:
+    global _shared_folder
+    key = (mtime, access, entry.exact_mode, policy.entry_timeout, policy.attr_timeout, policy.uid, policy.gid)
+    if _shared_folder is None or _shared_folder[0] != key:
+        _shared_folder = key, make_attributes(0, entry, mtime, 0, policy, access, None)
+    return _shared_folder[1]
+
+
 async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy: AttrPolicy,
                        work: Callable[..., Awaitable]) -> None:
-    """readdirplus replies for h.items[pos:] (pos >= 2: "." and ".." are the
-    caller's); item i is followed by offset i + 1. `work(fn)` runs fn in a
-    worker thread (sizes that need work, READDIR_BATCH at a time)."""
-    items, dirnode = h.items, h.node
+    """readdirplus replies for the handle's entries from position pos on (pos >= 2:
+    "." and ".." are the caller's); entry i is followed by offset i + 1. `work(fn)`
+    runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time)."""
+    names, entries, dirnode = h.names, h.entries, h.node
     if h.hash is None:
         h.hash = folder_hash(dirnode.path)
     base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
-    mtime = dirnode.mtime_ns
+    mtime, dpath = dirnode.mtime_ns, dirnode.path
     shared = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
     sizes = h.sizes or {}       # sizes computed in a worker thread, by position
-    for pos in range(pos, len(items)):
-        name, entry = items[pos]
+    for pos in range(pos, len(names)):
+        name = names[pos]
+        entry = entries[pos]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
         x = base.copy()
         x.update(bname)
@@ -118,7 +158,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             if leaves:       # counted before waiting: the kernel has them
                 inodes.add_leaves(dirnode, leaves)
                 leaves.clear()
-            batch = [e for _, e in items[pos:pos + READDIR_BATCH]]
+            batch = entries[pos:pos + READDIR_BATCH]
             got = await work(lambda: [file_size(e) for e in batch])
             sizes = dict(zip(range(pos, pos + len(got)), got))
             size = sizes[pos]
@@ -134,11 +174,18 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             leaves.append(ino)
             continue
         node = full(ino)
-        path = inodes.child_path(dirnode, name)
+        path = f"{dpath}/{name}" if dpath else name       # inodes.child_path
         if ino <= ROOT_INODE or (node is not None and node.path != path):
             ino = inodes.number(path)       # rehashed with a salt (a collision)
         emtime, access = inherit(entry, dirnode)
-        if not reply(token, bname, make_attributes(ino, entry, emtime, size, policy, access), pos + 1):
+        if not is_dir:
+            attrs = make_attributes(ino, entry, emtime, size, policy, access)
+        elif (kids := entry.peek()) is None:      # never listed: the link count is 1, as for its siblings
+            attrs = _folder_attributes(entry, emtime, access, policy)
+            attrs.st_ino = ino
+        else:
+            attrs = make_attributes(ino, entry, emtime, size, policy, access, kids)
+        if not reply(token, bname, attrs, pos + 1):
             break
         # the kernel now holds a reference (readdirplus)
         inodes.remember_listed(dirnode, path, entry, emtime, ino, access)

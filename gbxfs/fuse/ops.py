@@ -22,7 +22,7 @@ from gbxfs.fuse import readable
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
-from gbxfs.fuse.listing import DirHandle, inherit, listed_with_sizes, reply_listed, snapshot
+from gbxfs.fuse.listing import DOTS, DirHandle, dot_attributes, inherit, listed_with_sizes, reply_listed, snapshot
 from gbxfs.fuse.runner import hand_over
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -219,7 +219,9 @@ class Operations(pyfuse3.Operations):
     @handler
     async def opendir(self, inode, ctx=None):
         node = self._node(inode)
-        entry = await self._entry(node)
+        entry = node.entry      # at hand for a folder the kernel got from a listing
+        if entry is None:
+            entry = await self._entry(node)
         if not isinstance(entry, Dir):
             raise fail(errno.ENOTDIR)
         fh = next(self._fh)
@@ -231,22 +233,20 @@ class Operations(pyfuse3.Operations):
         h = self._dirs.get(fh)
         if h is None:
             raise fail(errno.EBADF)
-        items = h.items
-        if items is None:
+        if h.names is None:
             entry = h.entry     # a Dir (opendir)
             if entry.loaded() or entry.lists_from_memory:
                 kids, sizes = entry.children(), None
             else:   # in a worker thread: the first sizes that need work too, in the same visit
                 kids, sizes = await self._work(listed_with_sizes, entry)
-            items = h.items = snapshot(self.inodes, h, kids, sizes)
+            snapshot(self.inodes, h, kids, sizes)
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
         pos = start_id
         while pos < 2:          # "." and ".."
-            node = h.parent if pos else h.node
-            if not pyfuse3.readdir_reply(token, items[pos][0].encode(), self._attrs(node, 0, items[pos][1]), pos + 1):
+            if not pyfuse3.readdir_reply(token, DOTS[pos], dot_attributes(h.parent if pos else h.node), pos + 1):
                 return
             pos += 1
-        if pos < len(items):
+        if pos < len(h.names):
             await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
 
     @handler

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import stat
 
 import pyfuse3
 import trio
@@ -166,3 +167,61 @@ def test_a_folder_listed_in_a_worker_thread_gets_its_sizes_in_the_same_visit(tmp
     listed, info = trio.run(main)
     assert visits == ["listed_with_sizes"]
     assert listed[b".pak-info.txt"]["st_size"] == info.st_size > 0
+
+
+def test_listed_folders_get_the_attributes_a_lookup_answers(tmp_path, monkeypatch):
+    """Folders not listed yet share their attributes but for the inode number,
+    per pak (time, access); a folder listed before counts its subfolders."""
+    def tree(seed):
+        return [PakFile(f"Data/{d}/{s}/f{i}.bin", bytes([seed, i])) for d in ("a", "b", "c")
+                for s in ("x", "y") for i in range(2)]
+    write_packs(tmp_path / "p", {"A": tree(1), "B": tree(2)})
+    os.utime(tmp_path / "p" / "A.pak", ns=(10**18, 10**18))
+    os.chmod(tmp_path / "p" / "B.pak", 0o640)
+    ops, _ = _ops(tmp_path / "p")
+
+    async def main():
+        got = []
+        for pak in ("A", "B"):
+            data = await _walk(ops, f"{pak}.pak/Data")
+            await _list(ops, await _walk(ops, f"{pak}.pak/Data/b"), monkeypatch)   # listed: nlink 4
+            listed = await _list(ops, data, monkeypatch)
+            for name, a in listed:
+                looked = await ops.lookup(data, name, None)
+                assert a == {k: getattr(looked, k) for k in a}, (pak, name)
+                assert stat.S_ISDIR(a["st_mode"])
+            got.append(listed)
+        return got
+    got = trio.run(main)
+    for listed in got:
+        assert [(n, a["st_nlink"]) for n, a in listed] == [(b"a", 1), (b"b", 4), (b"c", 1)]
+        assert len({a["st_ino"] for _, a in listed}) == 3
+    assert {a["st_mtime_ns"] for _, a in got[0]} == {10**18}
+    assert {a["st_mode"] & 0o777 for _, a in got[1]} == {0o750}     # x added where r is set
+
+
+def test_dots_carry_their_folders_numbers_and_type(tmp_path, monkeypatch):
+    """"." and ".." of a readdirplus: the folder's and its parent's inode numbers,
+    as folders (the kernel keeps nothing else of them)."""
+    write_packs(tmp_path / "p", {"X": _files(5, seed=9)})
+    ops, _ = _ops(tmp_path / "p")
+    got = []
+
+    def reply(token, name, attrs, offset):
+        got.append((name, attrs.st_ino, stat.S_ISDIR(attrs.st_mode)))
+        return True
+    monkeypatch.setattr(pyfuse3, "readdir_reply", reply)
+
+    async def main():
+        pak = await _walk(ops, "X.pak")
+        data = await _walk(ops, "X.pak/Data")
+        sub = await _walk(ops, "X.pak/Data/Sub")
+        for inode, parent in ((sub, data), (data, pak), (sub, data)):
+            got.clear()
+            fh = await ops.opendir(inode, None)
+            await ops.readdir(fh, 0, None)
+            await ops.releasedir(fh)
+            assert got[:2] == [(b".", inode, True), (b"..", parent, True)]
+            await ops.getattr(inode, None)      # listed: its attributes are kept from now on
+            assert ops.inodes.get(inode).attrs is not None
+    trio.run(main)

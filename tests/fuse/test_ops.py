@@ -189,6 +189,23 @@ def test_readdir_resumes_from_the_kernels_offset_with_thousands_of_entries(tmp_p
     run(ops.releasedir, fh)
 
 
+def test_readdir_skips_invalid_names_and_keeps_offsets_in_order(monkeypatch, caplog):
+    bad = ["", ".", "..", "a/b", "x\0y"]
+    good = ["f0", "f1", "f2", "f3"]
+    ops = _ops(Dir("root", children=[BytesFile(n, b"") for n in ["f0", bad[0], "f1", *bad[1:3], "f2", *bad[3:], "f3"]]))
+    fh = run(ops.opendir, ROOT, None)
+    with caplog.at_level(logging.WARNING, logger="gbxfs.fuse"):
+        names, offsets = _collect(ops, fh, 2, monkeypatch)
+    assert names == [b".", b"..", *(n.encode() for n in good)]
+    assert offsets == list(range(1, len(good) + 3))
+    assert sorted(r.getMessage().rsplit(" ", 1)[1] for r in caplog.records) == sorted(map(repr, bad))
+    ok = _ops(Dir("root", children=[BytesFile(n, b"") for n in good]))      # nothing to skip: no warning
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="gbxfs.fuse"):
+        assert _collect(ok, run(ok.opendir, ROOT, None), 3, monkeypatch)[0][2:] == [n.encode() for n in good]
+    assert not caplog.records
+
+
 def test_readdir_snapshot_survives_changes_during_listing(tmp_path, monkeypatch):
     from gbxfs.tree import root as root_mod
     monkeypatch.setattr(root_mod, "RECHECK_SECONDS", 0.0)

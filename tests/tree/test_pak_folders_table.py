@@ -213,3 +213,36 @@ def test_lookup_finds_a_file_without_scanning_its_siblings(tmp_path, monkeypatch
     assert scanned == []
     found = folder.child("error.txt")
     assert (found is None) == ("error.txt" not in kids)
+
+
+def test_a_listed_sub_folder_is_what_the_initialiser_makes(tmp_path):
+    """PakFolder.listed (the listing's own way to make its sub-folders) leaves every
+    slot as PakFolder(...) does, and the sub-folder lists the same entries."""
+    from gbxfs.tree.pak.entries import PakFolder
+    root, _ = _mount(tmp_path, 64 << 20)
+    data = root.children()["Data"]
+    listed = data.children()["G000"]
+    assert type(listed) is PakFolder and listed.ahead_parent is data
+    made = PakFolder(listed.name, listed._tree, listed._node, cheap=listed._cheap, mtime_ns=listed.mtime_ns)
+    made.ahead_parent = data
+    slots = [s for cls in type(made).__mro__ for s in getattr(cls, "__slots__", ()) if s != "__weakref__"]
+    assert "_lock" in slots and "_key" in slots
+    for s in slots:
+        a, b = getattr(listed, s), getattr(made, s)
+        if s == "_lock":
+            assert type(a) is type(b) and a is not b and not a.locked()
+        else:
+            assert a == b, s
+    assert list(made.children()) == list(listed.children())
+
+
+def test_only_folders_named_like_gbx_files_can_make_an_index(tmp_path):
+    """A pak folder named like a map file is indexed by name in maps.csv (as
+    tree/gbx/index.py does for any folder); a folder without such a name is not."""
+    write_packs(tmp_path / "p", {"X": [PakFile("A/Track.Challenge.Gbx/readme.txt", b"x"),
+                                       PakFile("B/Track.Challenge/readme.txt", b"y")]})
+    ctx = TreeContext(gbx_mode="file")
+    ctx.cache = ByteLRU(16 << 20)
+    pak = build_tree(str(tmp_path / "p"), ctx).children()["X.pak"]
+    assert "maps.csv" in pak.children()["A"].children()
+    assert set(pak.children()["B"].children()) == {"Track.Challenge"}

@@ -8,8 +8,9 @@ known to be unverifiable.
 """
 from __future__ import annotations
 
-import threading
 import itertools
+import threading
+from threading import Lock
 from typing import Iterator, Mapping
 
 from gbxfs.formats.pak.archive import PakArchive
@@ -104,19 +105,20 @@ class PakTree:
     folders (tree/pak/index.py) and how entries are made. The table and the
     index live in ctx.cache (made again when evicted); so do the listings."""
 
-    __slots__ = ("arc", "ctx", "mtime", "root_extra")
+    __slots__ = ("arc", "ctx", "mtime", "root_extra", "_index_key")
 
     def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
+        self._index_key = ("pak.index", arc)
 
     def index(self) -> PakIndex:
         arc = self.arc
-        return self.ctx.cache.get_or_make(("pak.index", arc), lambda: _made_index(arc.files))
+        return self.ctx.cache.get_or_make(self._index_key, lambda: _made_index(arc.files))
 
     def in_memory(self) -> tuple[FileTable, PakIndex] | None:
         """The table and the index if both are in memory now (no reading or parsing needed)."""
         table = self.arc.table_in_memory()
-        index = self.ctx.cache.get(("pak.index", self.arc))
+        index = self.ctx.cache.get(self._index_key)
         return None if table is None or index is None else (table, index)
 
     def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None,
@@ -133,10 +135,12 @@ class PakTree:
         def typed(name: str, class_id: int) -> str | None:
             return typed_name(name, class_id, version) if typed_names else None
 
+        named_gbx = []      # folders named like GBX files: maps.csv may index them by name
+
         def make_folder(name: str, sub: int) -> Entry:
-            e = PakFolder(name, self, sub, cheap=index.size(sub) <= CHEAP_LISTING, mtime_ns=mtime)
-            e.ahead_parent = parent
-            return e
+            if name[-4:].lower() == ".gbx":
+                named_gbx.append(name)
+            return PakFolder.listed(name, self, sub, index.size(sub) <= CHEAP_LISTING, mtime, parent)
 
         def make_file(name: str, i: int, fixed: tuple) -> Entry:
             _, size, stored_size, offset, _, flags = fixed
@@ -145,6 +149,7 @@ class PakTree:
                 rec = table[i]
                 e: Entry = PakGbxDir(name, arc.entry(rec), arc, ctx, mtime)
                 e.xattrs.update(_record_xattrs(rec, name))
+                named_gbx.append(name)
                 return e
             e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
             if static(size, stored_size, offset, flags) is not None:
@@ -156,9 +161,11 @@ class PakTree:
         kids: dict[str, Entry] = {e.name: e for e in self.root_extra} if node == 0 else {}
         reserved = _ROOT_RESERVED.union(kids) if node == 0 else _FOLDER_RESERVED
         index.listing(node, table, reserved, typed, make_file, make_folder, kids)
-        # maps.csv / replays.csv under names no archive entry has
-        for e in index_files(kids, ctx.cache, ("gbx.index", arc, node)):
-            kids[e.name] = e
+        # maps.csv / replays.csv under names no archive entry has: only GBX folders can be
+        # maps or replays (tree/gbx/index.py class_id_of), so a listing without any is not scanned
+        if named_gbx:
+            for e in index_files(kids, ctx.cache, ("gbx.index", arc, node)):
+                kids[e.name] = e
         return kids
 
 
@@ -173,17 +180,26 @@ class PakFolder(Dir):
     identical. error.txt appears once one of its entries is known to be
     unverifiable (found out when it is first read)."""
 
-    __slots__ = ("_tree", "_node", "_cheap", "_pinned", "ahead_parent")
+    __slots__ = ("_tree", "_node", "_cheap", "_pinned", "ahead_parent", "_key")
 
     def __init__(self, name: str, tree: PakTree, node: int, *, cheap: bool = False, **kw):
         super().__init__(name, **kw)
         self._tree, self._node, self._cheap = tree, node, cheap
         self._pinned: Mapping[str, Entry] | tuple | None = None
         self.ahead_parent: PakFolder | None = None     # the folder listing this one (read-ahead)
+        self._key = ("pak.list", tree.arc, node)
 
-    @property
-    def _key(self):
-        return ("pak.list", self._tree.arc, self._node)
+    @classmethod
+    def listed(cls, name: str, tree: PakTree, node: int, cheap: bool, mtime_ns: int,
+               parent: "PakFolder | None") -> "PakFolder":
+        """A sub-folder as its parent's listing makes it: __init__'s result, its slots
+        set here (one per folder a listing shows, a few per folder `find` visits)."""
+        e = cls.__new__(cls)
+        e.name, e.xattrs, e.mtime_ns, e.access = name, {}, mtime_ns, None
+        e._load, e._children, e._lock = None, None, Lock()
+        e._tree, e._node, e._cheap, e._pinned, e.ahead_parent = tree, node, cheap, None, parent
+        e._key = ("pak.list", tree.arc, node)
+        return e
 
     def _listing(self) -> Mapping[str, Entry]:
         pinned, self._pinned = self._pinned, None
@@ -200,7 +216,7 @@ class PakFolder(Dir):
         kids = None if missed else cache.get(self._key)
         if kids is None:
             with self._lock:
-                kids = cache.get(self._key)
+                kids = cache.peek(self._key)     # made by another thread meanwhile?
                 if kids is None:
                     kids = self._tree.listing(self._node, have, self)
                     cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids) + ITEM_OVERHEAD)
@@ -226,12 +242,15 @@ class PakFolder(Dir):
 
     def loaded(self) -> bool:
         # kept until the next children() call (the FUSE layer then lists on the event loop)
-        kids = self._tree.ctx.cache.get(self._key)
+        cache = self._tree.ctx.cache
+        # a first listing (every folder `find` enters) misses: looked at without the lock
+        kids = cache.get(self._key) if cache.peek(self._key) is not None else None
         self._pinned = kids
         return kids is not None
 
     def peek(self) -> Mapping[str, Entry] | None:
-        return self._tree.ctx.cache.get(self._key)
+        # not counted as a use: asked per listed folder (its link count) and per getattr
+        return self._tree.ctx.cache.peek(self._key)
 
     @property
     def lists_from_memory(self) -> bool:
