@@ -34,6 +34,8 @@ _HEAD = struct.Struct("<iI")
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 _FIVE = struct.Struct("<5I")
+# files per columns() call of a pass over a whole table (about 2 MB of columns)
+COLUMN_CHUNK = 1 << 16
 _FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
 PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read, at most
 # what a piece asks for per file still to read (36 fixed bytes and a name): the header
@@ -139,21 +141,30 @@ class FileTable(Sequence[PakFileRecord]):
         for end in ends:
             yield head(raw, end - back) + flags(raw, end - 8)
 
-    def columns(self) -> tuple[Sequence[int], ...]:
-        """The fixed fields of every file as six columns (unknown, size, stored
-        size, offset, class id, flags), transposed in C: sums over the table and
-        tests per class id run over these without a Python step per file."""
-        if not self.offsets:
+    def columns(self, start: int = 0, stop: int | None = None) -> tuple[Sequence[int], ...]:
+        """The fixed fields of files start..stop (all by default) as six columns
+        (unknown, size, stored size, offset, class id, flags), made in C: sums over
+        the table and tests per class id run over these without a Python step per
+        file. Callers take a large table COLUMN_CHUNK files at a time (bounded memory)."""
+        raw, n = self.raw, len(self.offsets)
+        stop = n if stop is None else min(stop, n)
+        if start >= stop:
             return ((),) * len(_FIELDS)
+        ends = self.offsets[start + 1:stop + 1]     # a record's fixed fields are its last bytes
+        if stop == n:
+            ends.append(len(raw))
+        back = self.tail.size
         if self.tail is FIXED and sys.byteorder == "little":
             # the fixed tails joined are 7 u32 words per file (flags a u64: its low and high words)
-            raw, back = self.raw, FIXED.size
             words = array("I")
-            words.frombytes(b"".join([raw[end - back:end] for end in self._ends()]))
+            words.frombytes(b"".join([raw[end - back:end] for end in ends]))
             high = words[6::7]
             flags = words[5::7] if not any(high) else [lo | hi << 32 for lo, hi in zip(words[5::7], high)]
             return words[0::7], words[1::7], words[2::7], words[3::7], words[4::7], flags
-        return tuple(zip(*self.fixed_fields()))
+        if self.tail is FIXED:
+            return tuple(zip(*map(FIXED.unpack_from, itertools.repeat(raw), [end - back for end in ends])))
+        head, tail_flags = _FIVE.unpack_from, _U64.unpack_from
+        return tuple(zip(*[head(raw, end - back) + tail_flags(raw, end - 8) for end in ends]))
 
     def _ends(self) -> Iterator[int]:
         """Where each record ends: the next one's start (the fixed fields are its last bytes)."""
@@ -169,16 +180,20 @@ class FileTable(Sequence[PakFileRecord]):
     def without_extension(self, wanted: Callable[[int], bool]) -> Iterator[int]:
         """Files whose class id is `wanted` and whose stored name's last part has no "."
         (in one pass over the raw table: no name is decoded, no record made)."""
-        class_ids = self.columns()[4]
-        ok = {c for c in set(class_ids) if wanted(c)}      # asked once per class id
-        if not ok:
-            return
         raw, offsets, tail = self.raw, self.offsets, self.tail.size
         n = len(offsets)
-        for i in [i for i, c in enumerate(class_ids) if c in ok]:
-            end = offsets[i + 1] if i + 1 < n else len(raw)
-            if b"." not in raw[offsets[i] + 8:end - tail].rpartition(b"\\")[2]:
-                yield i
+        known: dict[int, bool] = {}
+        for a in range(0, n, COLUMN_CHUNK):
+            class_ids = self.columns(a, a + COLUMN_CHUNK)[4]
+            for c in set(class_ids).difference(known):      # asked once per class id
+                known[c] = wanted(c)
+            ok = {c for c, v in known.items() if v}
+            if not ok:
+                continue
+            for i in [a + k for k, c in enumerate(class_ids) if c in ok]:
+                end = offsets[i + 1] if i + 1 < n else len(raw)
+                if b"." not in raw[offsets[i] + 8:end - tail].rpartition(b"\\")[2]:
+                    yield i
 
     def special(self) -> list[int]:
         """Files whose stored name is not one plain component (a backslash sub-path,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, NO_FEED_FLAG, PACK_COMPRESSED_FLAGS,
                                        PUBLIC_FILE_FLAG, split_name)
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak.table import COLUMN_CHUNK, FileTable
 
 
 @dataclass
@@ -33,12 +33,16 @@ def sums(table: FileTable) -> TableSums:
     compressed_bits = PACK_COMPRESSED_FLAGS if new else COMPRESSED_FLAGS
     clear_bits = (PUBLIC_FILE_FLAG | FORCE_NO_CRYPT_FLAG) if new else 0
     s = TableSums(files=len(table))
-    _, sizes, stored, _, _, flags = table.columns()
-    counts = Counter(flags).items()        # a few distinct flag values: tested once each
-    s.compressed = sum(n for f, n in counts if f & compressed_bits)
-    s.encrypted = s.files - sum(n for f, n in counts if f & clear_bits)
-    s.no_feed = sum(n for f, n in counts if f & NO_FEED_FLAG)
-    s.size, s.stored_size = sum(sizes), sum(stored)
+    counts: Counter[int] = Counter()
+    for a in range(0, s.files, COLUMN_CHUNK):
+        _, sizes, stored, _, _, flags = table.columns(a, a + COLUMN_CHUNK)
+        counts.update(flags)
+        s.size += sum(sizes)
+        s.stored_size += sum(stored)
+    # a few distinct flag values: each tested once
+    s.compressed = sum(n for f, n in counts.items() if f & compressed_bits)
+    s.encrypted = s.files - sum(n for f, n in counts.items() if f & clear_bits)
+    s.no_feed = sum(n for f, n in counts.items() if f & NO_FEED_FLAG)
     return s
 
 
