@@ -50,3 +50,29 @@ def test_listing_is_folder_order_then_table_order(seed):
     assert _listing(index, table, subs["empty"]) == []
     assert [index.size(n) for n in (0, subs["a"], b, c, subs["empty"])] == [3 + len(want[0]), len(want[1]),
                                                                         1 + len(want[2]), len(want[3]), 0]
+
+
+def test_a_listed_file_is_what_its_initialiser_makes(tmp_path):
+    """PakTree.listing sets a PakEntryFile's slots itself (one file per call):
+    each slot holds what PakEntryFile.__init__ would put there."""
+    from gbxfs.formats.pak.writer import PakFile, write_packs
+    from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.pak.files import PakEntryFile
+    from gbxfs.tree.root import build_tree
+
+    write_packs(tmp_path, {"Small": [PakFile("Data/a.txt", b"hello"), PakFile("Data/b.bin", bytes(300))]})
+    pak = build_tree(str(tmp_path), TreeContext()).children()["Small.pak"]
+    listed = pak.children()["Data"].children()
+    assert sorted(listed) == ["a.txt", "b.bin"]
+    # the slots it stores (a base class's slot that PakEntryFile shows through a property is not one)
+    slots = {s for cls in PakEntryFile.__mro__ for s in getattr(cls, "__slots__", ())
+             if s != "__weakref__" and not isinstance(getattr(PakEntryFile, s, None), property)}
+    assert {"name", "mtime_ns", "access", "_tree", "_index", "_size", "_src"} <= slots
+    for name, e in listed.items():
+        assert type(e) is PakEntryFile
+        made = PakEntryFile(name, e._tree, e._index, e._size, mtime_ns=e.mtime_ns)
+        for s in slots:
+            assert hasattr(made, s) == hasattr(e, s), s
+            if hasattr(made, s):
+                assert getattr(made, s) == getattr(e, s), s
+    assert listed["a.txt"].size() == 5 and listed["b.bin"].size() == 300
