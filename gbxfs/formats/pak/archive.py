@@ -18,7 +18,8 @@ import weakref
 from typing import Any
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
-from gbxfs.formats.pak.entry import PakEntry, static_check, static_error
+from gbxfs.formats.pak.entry import PakEntry
+from gbxfs.formats.pak.tablecheck import static_check, static_error
 from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, MAGIC, PakFileRecord,

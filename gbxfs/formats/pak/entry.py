@@ -16,50 +16,22 @@ from __future__ import annotations
 
 import threading
 import zlib
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
 from gbxfs.formats.pak.errors import EntryError, PakError
 from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
-from gbxfs.formats.pak.records import COMPRESSED_FLAGS
 from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
 from gbxfs.formats.pak.pieces import DecryptAhead, NoCache, StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
+from gbxfs.formats.pak.tablecheck import static_error
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
 SMALL_ENTRY = CHUNK         # verified by its first read in whole-buffer calls (one seekinflate piece)
 
-
-def static_error(file_size: int, start: int, size: int, stored_size: int, compressed: bool) -> str | None:
-    """Why an entry cannot be read, from its file table fields alone (None: it may be).
-    `start`: where its data begins in the pak (data offset + the entry's offset).
-    The tree asks this of a listing's files without making an entry per file."""
-    end = start + 8 + align8(stored_size)
-    if end > file_size:
-        return f"pak truncated: data ends at {end:#x}, the pak has {file_size:#x} bytes"
-    if not compressed and stored_size < size:
-        return f"stored entry holds {stored_size} bytes, the file table says {size}"
-    if compressed and size and not stored_size:
-        return "compressed entry has no data"
-    return None
-
-
-def static_check(file_size: int, data_offset: int) -> Callable[[int, int, int, int], bool]:
-    """static_error's verdict as one test of a file's table fields (size, stored
-    size, offset, flags): true exactly when static_error names something. A
-    listing asks it of every file, so it is one call with the arithmetic inline."""
-    limit = file_size - data_offset - 8     # static_error's end > file_size, moved over
-
-    def bad(size: int, stored_size: int, offset: int, flags: int) -> bool:
-        if offset + ((stored_size + 7) & ~7) > limit:
-            return True
-        if flags & COMPRESSED_FLAGS:
-            return bool(size) and not stored_size
-        return stored_size < size
-    return bad
 
 class PakEntry(StoredPieces, EntryError):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)

@@ -1,6 +1,6 @@
 """The quick forms of two per-file questions a pak's opening and listing ask:
 metadata.header_end (a GBX header's length, as read_header finds it) and
-entry.static_check (static_error's verdict). Each must agree with the full
+tablecheck.static_check (static_error's verdict). Each must agree with the full
 form it stands for."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import struct
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.pak.entry import static_check, static_error
+from gbxfs.formats.pak.tablecheck import static_check, static_error
 from gbxfs.formats.pak.metadata import header_end
 from gbxfs.formats.pak.records import COMPRESSED_FLAGS
 
