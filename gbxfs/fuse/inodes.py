@@ -34,7 +34,7 @@ INODE_MASK = (1 << 63) - 1
 
 
 class Inode:
-    __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder", "attrs")
+    __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder", "attrs", "up")
 
     def __init__(self, inode: int, path: str | None, entry: Entry | None, mtime_ns: int,
                  access: Access | None = None, folder: "Inode | None" = None):
@@ -47,6 +47,7 @@ class Inode:
         self.leaves = 0             # listed files held compactly (fuse/leaves.py) in this folder
         self.folder = folder        # a listed file's folder (its node made for one request)
         self.attrs = None           # the entry's finished EntryAttributes, when they are stable
+        self.up = 0                 # the number of the folder it was last listed in (0: none): a hint
 
     @property
     def entry(self) -> Entry | None:
@@ -127,7 +128,7 @@ class InodeTable:
         """Count the kernel's reference to an entry a listing of `folder` showed:
         compactly for a file not known otherwise."""
         if entry.is_dir or inode in self._nodes or folder.inode not in self._nodes:
-            self.remember(path, entry, mtime_ns, inode, access)
+            self.remember(path, entry, mtime_ns, inode, access).up = folder.inode
         elif self._leaves.add(inode, folder.inode):
             folder.leaves += 1
 
@@ -192,6 +193,14 @@ class InodeTable:
     def _drop_unused(self, node: Inode) -> None:
         if node.lookups <= 0 and node.leaves <= 0 and node.inode != ROOT_INODE:
             del self._nodes[node.inode]
+
+    def parent_of(self, node: Inode) -> Inode | None:
+        """The node of `node`'s folder (None: not known): the folder it was listed
+        in when that is still the node of its path, else found by the path."""
+        if not node.path:
+            return None
+        up, path = self._nodes.get(node.up), node.parent_path
+        return up if up is not None and up.path == path else self.find_path(path)
 
     def find_path(self, path: str) -> Inode | None:
         if not path:

@@ -63,8 +63,7 @@ def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]
 def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes: dict[str, int] | None = None) -> None:
     """Set the handle's names and entries: ".", "..", then the listing's valid
     names; `sizes` (listed_with_sizes) become the handle's sizes by position."""
-    parent = inodes.find_path(h.node.parent_path) if h.node.path else h.node
-    h.parent = parent or h.node
+    h.parent = inodes.parent_of(h.node) or h.node
     names: list[str] = [".", ".."]
     names += kids
     entries: list[Entry | None] = [None, None]      # the dots' entries: never asked for

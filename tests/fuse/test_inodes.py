@@ -96,3 +96,26 @@ def test_listed_files_are_held_compactly_under_their_folder():
         t.forget(path_inode(f"d/{f.name}"), 1)
     assert t.get(folder.inode) is None          # its last file forgotten: the folder goes too
     assert t.get(full.inode) is full and len(t) == 2
+
+
+def test_parent_of_is_the_node_of_the_parent_path():
+    """parent_of (a listing's ".."): the folder a sub-folder was listed in while
+    that is its path's node, else what find_path finds; None for the root."""
+    t = InodeTable(Dir("root"), 1)
+    a = t.remember("a", Dir("a"), 5)
+    b_entry = Dir("b")
+    t.remember_listed(a, "a/b", b_entry, 5, t.number("a/b"))
+    b = t.get(t.number("a/b"))
+    assert t.parent_of(b) is a and b.up == a.inode
+    assert t.parent_of(t.root) is None and t.parent_of(a) is t.root
+    # the folder forgotten and its path remembered again: a new node, found by the path
+    t.forget(a.inode, 1)
+    assert t.get(a.inode) is None
+    again = t.remember("a", Dir("a"), 6)
+    assert again is not a and t.parent_of(b) is again
+    # a hint naming a node of another path is not taken
+    c = t.remember("c", Dir("c"), 5)
+    b.up = c.inode
+    assert t.parent_of(b) is again
+    t.forget(again.inode, 1)
+    assert t.parent_of(b) is None

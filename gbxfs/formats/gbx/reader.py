@@ -121,7 +121,10 @@ class GbxReader:
         if buf is not None:
             self._pos = e
             return buf[p:e]
-        data = self._src.read(n)
+        try:
+            data = self._src.read(n)
+        except Truncated as e:      # the source's own end: located here, as in memory
+            raise Truncated(f"need {n} bytes: {e.reason}", offset=self.offset_base + self.tell()) from None
         if len(data) != n:
             raise self._short(n)
         self._log += data
@@ -352,14 +355,22 @@ class GbxReader:
     chunk_id = hex32
 
     def skip_marker(self) -> bool:
-        """Consume "PIKS" if it is next; False (nothing consumed) otherwise."""
+        """Consume "PIKS" if it is next; False (nothing consumed) otherwise, also with fewer
+        than 4 bytes left (the chunk's own read then reports the end, in its context)."""
         if self._buf is not None:
             p = self._pos
             if p + 4 <= self._end and _u32(self._buf, p)[0] == SKIP_MARKER:
                 self._pos = p + 4
                 return True
             return False
-        return self._peek_stream_marker()
+        try:
+            data = self._take(4)
+        except Truncated:
+            return False
+        if _u32(data)[0] == SKIP_MARKER:
+            return True
+        self.untake(4)
+        return False
 
     def peek_u32(self) -> int | None:
         """The next u32 without consuming it; None when fewer than 4 bytes are left."""
@@ -371,24 +382,19 @@ class GbxReader:
             data = self._take(4)
         except Truncated:
             return None
-        self._unread(data)
+        self.untake(4)
         return _u32(data)[0]
 
-    def _peek_stream_marker(self) -> bool:
-        # Stream sources cannot un-read: keep a pushback of the 4 bytes.
-        data = self._take(4)
-        if _u32(data)[0] == SKIP_MARKER:
-            return True
-        self._unread(data)
-        return False
-
-    def _unread(self, data: bytes) -> None:
-        # Only used right after _take in stream mode. The source is wrapped once: a
-        # wrapper per peek would nest one level deeper each time, and a pak entry's
-        # map peeks thousands of times (RecursionError in the reads).
-        self._pos -= len(data)
-        del self._log[len(self._log) - len(data):]
-        if isinstance(self._src, Pushback):
-            self._src.head = data + self._src.head
-        else:
-            self._src = Pushback(self._src, data)
+    def untake(self, n: int) -> None:
+        """Give back the last n bytes taken: peeks, and a fused read failing part-way (it
+        stops where its field's read would). A stream's go to a pushback before the source,
+        wrapped once: a wrapper per peek would nest deeper each time, and a pak entry's
+        map peeks thousands of times (RecursionError in the reads)."""
+        self._pos -= n
+        if self._buf is None and n:
+            data = bytes(self._log[len(self._log) - n:])
+            del self._log[len(self._log) - n:]
+            if isinstance(self._src, Pushback):
+                self._src.head = data + self._src.head
+            else:
+                self._src = Pushback(self._src, data)

@@ -18,7 +18,8 @@ import weakref
 from typing import Any
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
-from gbxfs.formats.pak.entry import PakEntry, static_error
+from gbxfs.formats.pak.entry import PakEntry
+from gbxfs.formats.pak.tablecheck import static_check, static_error
 from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, MAGIC, PakFileRecord,
@@ -124,6 +125,11 @@ class PakArchive:
         reading anything (None: nothing), without making the entry."""
         return static_error(self.size, self.header.data_offset + offset, size, stored_size,
                             bool(flags & COMPRESSED_FLAGS))
+
+    def static_check(self):
+        """static_error's verdict (true: it names something) as one test of the
+        same fields, for a listing that asks it of every file."""
+        return static_check(self.size, self.header.data_offset)
 
     def entry(self, rec: PakFileRecord) -> PakEntry:
         e = self._entries.get(rec.index)

@@ -26,24 +26,11 @@ from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
 from gbxfs.formats.pak.pieces import DecryptAhead, NoCache, StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
+from gbxfs.formats.pak.tablecheck import static_error
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
 SMALL_ENTRY = CHUNK         # verified by its first read in whole-buffer calls (one seekinflate piece)
-
-
-def static_error(file_size: int, start: int, size: int, stored_size: int, compressed: bool) -> str | None:
-    """Why an entry cannot be read, from its file table fields alone (None: it may be).
-    `start`: where its data begins in the pak (data offset + the entry's offset).
-    The tree asks this of a listing's files without making an entry per file."""
-    end = start + 8 + align8(stored_size)
-    if end > file_size:
-        return f"pak truncated: data ends at {end:#x}, the pak has {file_size:#x} bytes"
-    if not compressed and stored_size < size:
-        return f"stored entry holds {stored_size} bytes, the file table says {size}"
-    if compressed and size and not stored_size:
-        return "compressed entry has no data"
-    return None
 
 
 class PakEntry(StoredPieces, EntryError):

@@ -39,7 +39,7 @@ NO_KEY = ("encrypted with the pack's own key, which is not public: give it with 
 def static_error6(file_size: int, start: int, size: int, stored_size: int, flags: int, version: int,
                   has_key: bool) -> str | None:
     """Why a pack entry cannot be read, from its file table fields alone (None:
-    it may be), as entry.static_error for version 3: the tree asks it of a
+    it may be), as tablecheck.static_error for version 3: the tree asks it of a
     listing's files without making an entry per file. `start`: where its data
     begins (data offset + the entry's offset)."""
     compressed = bool(flags & PACK_COMPRESSED_FLAGS)

@@ -22,6 +22,12 @@ from gbxfs.formats.pak.stream import plain_range
 
 MAX_META = 64 << 20     # refuse a declared metadata size beyond this before inflating
 
+# a binary version 6 GBX header's fixed start: magic, version, the four format bytes,
+# class id, userDataSize (gbx/header.py reads the same fields one by one)
+_LEAD = struct.Struct("<3sH4sII")
+_HEAVY = 0x80000000
+_U32 = struct.Struct("<I")
+
 
 @dataclass
 class Metadata:
@@ -71,11 +77,42 @@ def _parse_records(records: bytes, num_files: int, out: Metadata) -> None:
         pos += 4
         if not 0 <= index < num_files:
             return
-        try:
-            header = read_header(GbxReader(BufferSource(records, pos)), refs=False)
-        except GbxError as e:
-            out.error = f"metadata record for file {index} is not a GBX header: {e}"
-            return
-        end = pos + header.header_end
+        end = header_end(records, pos)
+        if end is None:
+            try:
+                end = pos + read_header(GbxReader(BufferSource(records, pos)), refs=False).header_end
+            except GbxError as e:
+                out.error = f"metadata record for file {index} is not a GBX header: {e}"
+                return
         out.headers[index] = records[pos:end]
         pos = end
+
+
+def header_end(records: bytes, pos: int) -> int | None:
+    """Where the binary version 6 GBX header at `pos` ends (after numNodes), as
+    read_header(refs=False) would find it, from its sizes alone: a pak's metadata
+    holds one header per GBX entry and only their lengths are needed when the pak
+    opens. None for anything else or anything read_header would refuse: then
+    read_header decides (other versions, text headers, errors and their messages)."""
+    if pos + 21 > len(records):
+        return None
+    magic, version, fmt, _, size = _LEAD.unpack_from(records, pos)
+    if (magic != b"GBX" or version != 6 or fmt[0] != 0x42 or fmt[1] not in b"UC" or fmt[2] not in b"UC"
+            or fmt[3] not in b"RE"):
+        return None
+    end = pos + 21 + size           # the user data, then numNodes
+    if end > len(records):
+        return None
+    if size:
+        if size < 4:
+            return None
+        count = _U32.unpack_from(records, pos + 17)[0]
+        if count > (size - 4) // 8:
+            return None
+        words = struct.unpack_from(f"<{2 * count}I", records, pos + 21)
+        # the chunk sizes fill the user data exactly (so each chunk fits in it)
+        if 4 + 8 * count + sum(w & ~_HEAVY for w in words[1::2]) != size:
+            return None
+    if _U32.unpack_from(records, end - 4)[0] > 1 << 24:
+        return None
+    return end

@@ -31,6 +31,13 @@ class RefillingSource:
         raise NotImplementedError
 
     def read(self, n: int) -> bytes:
+        off = self._off
+        end = off + n
+        if 0 < n <= self.size - self.consumed and end <= len(self._buf):
+            # the common case, asked per field of a header: all in the buffer at hand
+            self._off = end
+            self.consumed += n
+            return self._buf[off:end]
         if n < 0 or n > self.size - self.consumed:
             raise Truncated(f"need {n} bytes, {self.size - self.consumed} left", offset=self.consumed)
         parts = []

@@ -9,11 +9,12 @@ A table may list a million files: these read the compact table's columns
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, NO_FEED_FLAG, PACK_COMPRESSED_FLAGS,
                                        PUBLIC_FILE_FLAG, split_name)
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak.table import COLUMN_CHUNK, FileTable
 
 
 @dataclass
@@ -32,14 +33,16 @@ def sums(table: FileTable) -> TableSums:
     compressed_bits = PACK_COMPRESSED_FLAGS if new else COMPRESSED_FLAGS
     clear_bits = (PUBLIC_FILE_FLAG | FORCE_NO_CRYPT_FLAG) if new else 0
     s = TableSums(files=len(table))
-    compressed = clear = no_feed = size = stored = 0
-    for _, fsize, fstored, _, _, flags in table.fixed_fields():
-        compressed += bool(flags & compressed_bits)
-        clear += bool(flags & clear_bits)
-        no_feed += bool(flags & NO_FEED_FLAG)
-        size += fsize
-        stored += fstored
-    s.compressed, s.encrypted, s.no_feed, s.size, s.stored_size = compressed, s.files - clear, no_feed, size, stored
+    counts: Counter[int] = Counter()
+    for a in range(0, s.files, COLUMN_CHUNK):
+        _, sizes, stored, _, _, flags = table.columns(a, a + COLUMN_CHUNK)
+        counts.update(flags)
+        s.size += sum(sizes)
+        s.stored_size += sum(stored)
+    # a few distinct flag values: each tested once
+    s.compressed = sum(n for f, n in counts.items() if f & compressed_bits)
+    s.encrypted = s.files - sum(n for f, n in counts.items() if f & clear_bits)
+    s.no_feed = sum(n for f, n in counts.items() if f & NO_FEED_FLAG)
     return s
 
 

@@ -129,12 +129,13 @@ class PakTree:
         ctx, arc, mtime = self.ctx, self.arc, self.mtime
         gbx_folders = ctx.gbx_mode == "folder"
         version = arc.version
-        static = arc.static_error       # both archive kinds: a file's table fields say it is unreadable
+        bad = arc.static_check()        # both archive kinds: a file's table fields say it is unreadable
         typed_names = ctx.typed_names
 
         def typed(name: str, class_id: int) -> str | None:
             return typed_name(name, class_id, version) if typed_names else None
 
+        new = object.__new__
         named_gbx = []      # folders named like GBX files: maps.csv may index them by name
 
         def make_folder(name: str, sub: int) -> Entry:
@@ -151,8 +152,10 @@ class PakTree:
                 e.xattrs.update(_record_xattrs(rec, name))
                 named_gbx.append(name)
                 return e
-            e = PakEntryFile(name, self, i, size, mtime_ns=mtime)
-            if static(size, stored_size, offset, flags) is not None:
+            # PakEntryFile.__init__'s slots, set here: one file per call
+            e = new(PakEntryFile)
+            e.name, e.mtime_ns, e.access, e._tree, e._index, e._size, e._src = name, mtime, None, self, i, size, None
+            if bad(size, stored_size, offset, flags):
                 e.entry         # made now: an unreadable file shows in error.txt at once
             return e
 

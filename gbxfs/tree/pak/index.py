@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import sys
 from array import array
+from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 from gbxfs.formats.pak.records import _component
@@ -61,9 +63,11 @@ class PakIndex:
             self.order = None
             self.starts = array("I", (bisect.bisect_left(column, f) for f in range(len(table.folders) + 1)))
         else:
-            self.order = array("i", sorted(range(len(column)), key=column.__getitem__))
-            keys = [column[i] for i in self.order]
-            self.starts = array("I", (bisect.bisect_left(keys, f) for f in range(len(table.folders) + 1)))
+            self.order = array("i", sorted(range(len(column)), key=column.__getitem__))    # stable
+            # where each folder's run starts in that order: its files counted, summed up
+            counts = Counter(column)
+            self.starts = array("I", [0])
+            self.starts.extend(itertools.accumulate(map(counts.__getitem__, range(len(table.folders)))))
         self.nbytes = (sys.getsizeof(self) + NODE_COST * len(self.nodes) + 4 * len(self.starts)
                        + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special))
 

@@ -8,27 +8,16 @@ from __future__ import annotations
 import struct
 
 import pytest
+from pullsource import Pull
 from gbxfs.formats.gbx.writer import END, W
 
 from gbxfs.formats.gbx.nodes import walk_body
 
 
-class Source:
-    """Pull source over bytes that knows how much was consumed."""
-
-    def __init__(self, data: bytes):
-        self.data, self.pos = data, 0
-
-    def read(self, n: int) -> bytes:
-        out = self.data[self.pos:self.pos + n]
-        self.pos += len(out)
-        return out
-
-
 def walk(class_id: int, body: bytes):
-    src, feeds = Source(body), []
+    src, feeds = Pull(body), []
     res = walk_body(src, class_id=class_id, num_nodes=2, size=len(body),
-                    feed=lambda b: feeds.append((src.pos, bytes(b))))
+                    feed=lambda b: feeds.append((src.consumed, bytes(b))))
     return res, feeds
 
 

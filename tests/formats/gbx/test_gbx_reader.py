@@ -273,3 +273,54 @@ def test_a_leading_bom_is_dropped_from_decoded_strings():
     assert r.string() == "abc"                      # leading: dropped
     assert r.string() == "a\ufeffc"                 # elsewhere: kept, it is text
     assert r.tell() == len(data)
+
+
+class _Announcing:
+    """A pull source that announces more bytes than it has (a pak entry's data ending
+    before its size): it raises Truncated with an offset in its own frame."""
+
+    def __init__(self, data: bytes, size: int):
+        self.data, self.size, self.consumed = data, size, 0
+
+    @property
+    def remaining(self) -> int:
+        return self.size - self.consumed
+
+    def read(self, n: int) -> bytes:
+        if self.consumed + n > len(self.data):
+            raise Truncated("data ends", offset=1000 + self.consumed)
+        self.consumed += n
+        return self.data[self.consumed - n:self.consumed]
+
+
+def test_a_source_that_ends_early_is_truncated_where_the_reader_is():
+    r = GbxReader(_Announcing(struct.pack("<IH", 7, 1), 12), offset_base=40)
+    assert r.u32() == 7
+    with pytest.raises(Truncated) as e:
+        r.u32()
+    assert e.value.offset == 44 and "data ends" in e.value.reason
+
+
+@pytest.mark.parametrize("left", [0, 1, 2, 3])
+def test_no_skip_marker_with_fewer_than_4_bytes_left_in_memory_or_stream(left):
+    data = b"PIKS"[:left]
+    for r in (GbxReader(data), GbxReader(_Announcing(data, left))):
+        assert r.skip_marker() is False and r.tell() == 0
+        with pytest.raises(Truncated) as e:
+            r.u32()
+        assert e.value.offset == 0
+
+
+def test_a_bad_bool_in_a_fused_run_is_named_and_stops_the_reader_alike():
+    """Runs of fixed-size fields are read with one unpack (in memory by the generated
+    decoders, which also fuse enum integers, and by the closures on a stream, which do
+    not): a bad bool is reported at its own line either way, and the reader stops right
+    after it, as a read of that field alone would."""
+    reg = Registry.from_texts([("t.chunks", "01001000\n    uint32 a (0: A)\n    uint32 b\n    bool c\n"
+                                            "    uint32 d (0: D)\n    float e\n")])
+    decl = reg.get(0x01001000)
+    data = struct.pack("<IIIIf", 0, 1, 2, 0, 1.0)
+    for r in (GbxReader(data), GbxReader(_Announcing(data, len(data)))):
+        with pytest.raises(GbxError) as e:
+            decl.decode(r)
+        assert e.value.decl == "t.chunks:4 c" and e.value.offset == 8 and r.tell() == 12

@@ -5,35 +5,18 @@ from __future__ import annotations
 
 import pytest
 from corpusdata import corpus_body
+from pullsource import Pull
 
 from gbxfs.formats.gbx.nodes import walk_body
 
 pytestmark = pytest.mark.corpus
 
 
-class _Pull:
-    """A pull source over bytes (as a pak entry gives one)."""
-
-    def __init__(self, data: bytes):
-        self.data, self.pos = data, 0
-
-    @property
-    def remaining(self) -> int:
-        return len(self.data) - self.pos
-
-    def read(self, n: int) -> bytes:
-        from gbxfs.formats.gbx.errors import Truncated
-        if n > self.remaining:
-            raise Truncated("short")
-        self.pos += n
-        return self.data[self.pos - n:self.pos]
-
-
 @pytest.mark.parametrize("pull", [False, True])
 def test_every_chunk_once_after_decoding(corpus, pull):
     body, kw = corpus_body("TMS_Dirt_4.Replay.Gbx")  # a replay: ghosts are nested nodes
     seen = []
-    result = walk_body(_Pull(body) if pull else body, on_chunk=lambda c: seen.append((c, c.values)), **kw)
+    result = walk_body(Pull(body) if pull else body, on_chunk=lambda c: seen.append((c, c.values)), **kw)
     assert result.status == "complete"
     chunks = [c for n in result.nodes for c in n.chunks]
     assert len(result.nodes) > 1                    # nodes read through references inside chunks

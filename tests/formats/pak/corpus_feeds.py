@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from importlib import resources
 
 from corpusdata import manifest_rows, parsed_gbx
+from pullsource import Pull
 
 from gbxfs.formats.gbx import classdb, generation
 from gbxfs.formats.gbx.body import read_body
-from gbxfs.formats.gbx.errors import Truncated
 from gbxfs.formats.gbx.header import read_header
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.formats.gbx.reader import GbxReader
@@ -37,25 +37,6 @@ def class_of(class_id: int) -> int:
     return classdb.remap(class_id) & classdb.CLASS_MASK
 
 
-class _Plain:
-    """Pull source over bytes that counts what the parser consumed."""
-
-    def __init__(self, data: bytes):
-        self.data = data
-        self.consumed = 0
-
-    @property
-    def remaining(self) -> int:
-        return len(self.data) - self.consumed
-
-    def read(self, n: int) -> bytes:
-        if n < 0 or n > self.remaining:
-            raise Truncated(f"need {n} bytes, {self.remaining} left", offset=self.consumed)
-        out = self.data[self.consumed:self.consumed + n]
-        self.consumed += n
-        return out
-
-
 @dataclass
 class Feeds:
     feeds: list[tuple[int, bytes]]      # (bytes consumed by then, fed bytes), in order
@@ -65,7 +46,7 @@ class Feeds:
 
 
 def feeds_of(data: bytes) -> Feeds:
-    src = _Plain(data)
+    src = Pull(data)
     out = Feeds([], 0, [], "failed")
 
     def on_node(class_id: int) -> None:

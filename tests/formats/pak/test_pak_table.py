@@ -189,3 +189,47 @@ def test_roots_of_files_in_a_folder_without_a_name():
     table, size = read_files(lambda n: pieces.pop() if pieces else b"", 4, folders, hashlib.md5())
     assert size == len(raw)
     assert roots(table) == ["Media", "Sub", "top.txt"] == sorted({r.parts[0] for r in table if r.parts})
+
+
+def test_columns_are_the_fixed_fields_transposed(big):
+    """columns() (the sums' and the typed names' one pass) holds, field by field,
+    what fixed_fields() gives record by record."""
+    version, n, _, data = big
+    table = _open(version, data, ByteLRU(256 << 20)).files
+    cols = table.columns()
+    assert [list(c) for c in cols] == [list(c) for c in zip(*table.fixed_fields())]
+    assert len(cols[0]) == n
+    whole = [list(c) for c in cols]
+    for a, b in ((0, 1), (5, 70), (n - 3, n), (n - 3, n + 9), (n, n + 1)):
+        assert [list(c) for c in table.columns(a, b)] == [c[a:b] for c in whole]
+
+
+def test_passes_over_the_table_in_chunks_add_up_to_one_pass(big, monkeypatch):
+    """sums and without_extension take a large table COLUMN_CHUNK files at a time."""
+    import struct
+    from gbxfs.formats.pak import table as table_module, tablesum
+    from gbxfs.formats.pak.records import PakFolder
+    from gbxfs.formats.pak.table import FIXED, read_files
+
+    version, _, _, data = big
+    big_table = _open(version, data, ByteLRU(256 << 20)).files
+    names = [(f"n{i}" + (".x" if i % 5 == 0 else "") + ("\\sub.y\\z" if i % 7 == 0 else "")).encode()
+             for i in range(50)]
+    raw = b"".join(struct.pack("<iI", 0, len(n)) + n + FIXED.pack(0, i, i, 0, i % 4, i % 3) for i, n in enumerate(names))
+    pieces = [raw]
+    table, _ = read_files(lambda k: pieces.pop() if pieces else b"", len(names), [PakFolder(0, -1, "", ())],
+                          hashlib.md5())
+    asked = []
+
+    def wanted(c):
+        asked.append(c)
+        return c != 2
+    whole, picked = (sums(big_table), sums(table)), list(table.without_extension(wanted))
+    assert sorted(asked) == [0, 1, 2, 3]        # once per class id
+    assert picked == [i for i in range(50) if i % 4 != 2 and "." not in names[i].decode().rpartition("\\")[2]]
+    assert 0 < len(picked) < 50
+    monkeypatch.setattr(tablesum, "COLUMN_CHUNK", 7)
+    monkeypatch.setattr(table_module, "COLUMN_CHUNK", 7)
+    asked.clear()
+    assert (sums(big_table), sums(table)) == whole
+    assert list(table.without_extension(wanted)) == picked and sorted(asked) == [0, 1, 2, 3]

@@ -76,17 +76,17 @@ class Compiler:
         field-by-field path."""
         slow = [self.stmt(s, file) for s in fields]
         fmt = "<"
-        layout: list[tuple[str, int, int, bool, int]] = []   # name, index, count, is_bool, byte offset
+        # name, index, count, is_bool, byte offset, the field's own place (as its scalar read names it)
+        layout: list[tuple[str, int, int, bool, int, str]] = []
         index = offset = 0
         for s in fields:
             code, n = BY_NAME[s.type].fixed
             fmt += code
-            layout.append((s.name, index, n, s.type == "bool", offset))
+            layout.append((s.name, index, n, s.type == "bool", offset, f"{file}:{s.line} {s.name or s.type}"))
             index += n
             offset += struct.calcsize("<" + code)
         unpack = struct.Struct(fmt).unpack_from
         size = struct.calcsize(fmt)
-        where = f"{file}:{fields[0].line}"
 
         def slow_path(r: GbxReader, f: Frame) -> None:
             for run in slow:
@@ -101,12 +101,13 @@ class Compiler:
                 return slow_path(r, f)
             vals = unpack(data)
             values = f.values
-            for name, i, n, is_bool, off in layout:
+            for name, i, n, is_bool, off, where in layout:
                 v = vals[i] if n == 1 else vals[i:i + n]
                 if is_bool:
                     if v > 1:
+                        r.untake(size - off - 4)
                         e = GbxError(f"bool is {v:#x}, not 0 or 1", offset=r.offset_base + start + off)
-                        e.decl = f"{where} {name}"
+                        e.decl = where
                         raise e
                     v = v == 1
                 if name in values:

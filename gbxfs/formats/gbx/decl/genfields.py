@@ -40,7 +40,6 @@ class FieldWriter:
             index += n
             offset += struct.calcsize("<" + code)
         size = struct.calcsize(fmt)
-        where = f"{self.file}:{fields[0].line}"
         self.line(ind, "p = r._pos")
         self.line(ind, f"if p + {size} <= end:")
         self.line(ind + 1, f"r._pos = p + {size}")
@@ -49,7 +48,8 @@ class FieldWriter:
             self.line(ind + 1, f"x = t[{i}]" if n == 1 else f"x = t[{i}:{i + n}]")
             if s.type == "bool":
                 self.line(ind + 1, "if x > 1:")
-                self.line(ind + 2, f"raise _fbool(r, x, p, {off}, {self.gen.const(f'{where} {s.name}')})")
+                at = self.gen.const(f"{self.file}:{s.line} {s.name or s.type}")     # the field's own place
+                self.line(ind + 2, f"raise _fbool(r, x, p, {off}, {at})")
                 self.line(ind + 1, "x = x == 1")
             elif s.enum:
                 self.line(ind + 1, f"x = {self.labels(s)}.get(x, x)")

@@ -34,6 +34,7 @@ def _tag(e: GbxError, where: str) -> GbxError:
 
 
 def _fused_bool_error(r: Any, v: int, p: int, off: int, where: str) -> GbxError:
+    r._pos = p + off + 4        # the reader stops after the bad bool, as its own read (and compile.py's) would
     e = GbxError(f"bool is {v:#x}, not 0 or 1", offset=r.offset_base + p - r._base + off)
     e.decl = where
     return e
