@@ -314,26 +314,36 @@ def test_once_digested_a_gbx_folder_is_listed_and_read_without_its_parse(corpus,
     assert calls == []
 
 
-def test_values_being_made_share_half_the_bound():
-    """Body walks hold their objects while they run: a walk waits while those
-    running hold half the bound (the first one always goes)."""
+def test_values_are_made_one_at_a_time():
+    """Body walks hold their objects while they run: a second walk waits until
+    the first one leaves, however small both are, and then goes."""
     import threading
     cache = ByteLRU(100)
-    entered = threading.Event()
+    entered, leave = threading.Event(), threading.Event()
 
     def other():
-        with cache.making(20):
+        with cache.making(1):
             entered.set()
+            leave.wait(60)
 
-    with cache.making(60):                     # more than half alone: goes, being the only one
+    with cache.making(1):                      # tiny, far inside the bound: still alone
         t = threading.Thread(target=other)
         t.start()
-        assert not entered.wait(0.5)           # 60 + 20 past 50: waits
+        assert not entered.wait(0.5)           # the other walk waits for this one
+    assert entered.wait(60)                    # and goes once it has left
+    t2_entered = threading.Event()
+
+    def third():
+        with cache.making(1):
+            t2_entered.set()
+
+    t2 = threading.Thread(target=third)
+    t2.start()
+    assert not t2_entered.wait(0.5)            # the other walk now holds the turn
+    leave.set()
     t.join(60)
-    assert entered.is_set()
-    with cache.making(30):
-        with cache.making(20):                 # 50: within half, goes at once
-            pass
+    t2.join(60)
+    assert t2_entered.is_set()
 
 
 def test_the_room_of_a_value_being_made_grows_as_it_counts():
