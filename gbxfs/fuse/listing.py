@@ -70,7 +70,7 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes:
     entries += kids.values()
     # every name valid (one component, not empty, no dot name): tested on the names
     # joined, which runs once per listing rather than once per name
-    if kids and ("\0" in (joined := "/".join(names[2:])) or joined.count("/") != len(kids) - 1
+    if kids and ("\0" in (joined := "/".join(kids)) or joined.count("/") != len(kids) - 1
                  or "" in kids or "." in kids or ".." in kids):
         names[2:], entries[2:] = [], []
         for n, e in kids.items():
