@@ -213,13 +213,11 @@ class ByteLRU:
             while self._makers:
                 self._room.wait()
             self._makers += 1
-            self._in_flight += nbytes
-        room = [nbytes]
+            self._in_flight = nbytes      # the one maker's room (see grow)
 
         def grow(more: int) -> None:
             with self._room:
                 self._in_flight += more
-                room[0] += more
             self.reserve(0)
 
         try:
@@ -227,7 +225,7 @@ class ByteLRU:
             yield grow
         finally:
             with self._room:
-                self._in_flight -= room[0]
+                self._in_flight = 0
                 self._makers -= 1
                 self._room.notify_all()
 
