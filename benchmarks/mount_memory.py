@@ -127,6 +127,61 @@ def _census() -> list:
     return sorted(([k, n, b] for k, (n, b) in by.items()), key=lambda r: -r[2])[:25]
 
 
+def _reach(cache) -> list:
+    """Bytes reachable (sys.getsizeof of every object, tracked or not) from, in
+    turn: the cache's values, the FUSE inode table, the worker threads' frames,
+    then whatever else the collector tracks; not through modules, classes,
+    functions, the cache or the table themselves (their baseline is "other")."""
+    import gc
+    import threading
+    import types
+    from gbxfs.fuse.inodes import InodeTable
+    from gbxfs.tree.cache import ByteLRU
+    stop = (types.ModuleType, type, types.FunctionType, types.CodeType, ByteLRU, InodeTable,
+            types.BuiltinFunctionType)
+    seen: set = set()
+
+    kinds: dict[str, list[int]] = {}
+
+    def total(roots, count_kinds=False) -> tuple[int, int]:
+        n = size = 0
+        stack = list(roots)
+        while stack:
+            o = stack.pop()
+            if id(o) in seen:
+                continue
+            seen.add(id(o))
+            n += 1
+            b = sys.getsizeof(o)
+            size += b
+            if count_kinds:
+                row = kinds.setdefault(f"  of which {type(o).__module__}.{type(o).__qualname__}", [0, 0])
+                row[0] += 1
+                row[1] += b
+            stack.extend(r for r in gc.get_referents(o) if not isinstance(r, stop))
+        return n, size
+    seen.add(id(cache._items))
+    out = [["cache values", *total([v for v, _, _ in list(cache._items.values())])]]
+    tables = [o for o in gc.get_objects() if type(o) is InodeTable]
+    for t in tables:
+        seen.add(id(t))
+    out.append(["inode table", *total([vars(t) if hasattr(t, "__dict__") else t for t in tables])])
+    me = threading.get_ident()
+    out.append(["thread frames", *total([f for k, f in sys._current_frames().items() if k != me])])
+    by: dict[str, list[int]] = {}
+    for o in gc.get_objects():
+        if id(o) in seen:
+            continue
+        t = type(o)
+        n, size = total([o], t.__name__ in ("cell", "ParsedBody"))
+        row = by.setdefault(f"other, from {t.__module__}.{t.__qualname__}", [0, 0])
+        row[0] += n
+        row[1] += size
+    out += sorted(([k, n, b] for k, (n, b) in by.items()), key=lambda r: -r[2])[:12]
+    out += sorted(([k, n, b] for k, (n, b) in kinds.items()), key=lambda r: -r[2])[:20]
+    return out
+
+
 def serve(argv: list[str], log_path: str, trace: bool) -> int:
     """Run `gbxfs mount argv` in this process with the probes installed."""
     import threading
@@ -186,7 +241,8 @@ def serve(argv: list[str], log_path: str, trace: bool) -> int:
                 if caches:
                     c = caches[0]
                     s.update(cache=c.current_bytes, cheap=c.rank_bytes(0), costly=c.rank_bytes(1),
-                             durable=c.rank_bytes(2), in_flight=getattr(c, "_in_flight", 0))
+                             durable=c.rank_bytes(2), in_flight=getattr(c, "_in_flight", 0),
+                             bound=getattr(c, "bound", c.max_bytes))
                 if trace:
                     cur, top = tracemalloc.get_traced_memory()
                     s["traced"] = cur
@@ -203,8 +259,12 @@ def serve(argv: list[str], log_path: str, trace: bool) -> int:
                                     for fr in traceback.extract_stack(f)[-7:]]
                                    for f in sys._current_frames().values()]
                 last_rss[0] = s["VmRSS"]
+                reach_at = float(os.environ.get("BENCH_REACH", "0") or 0)
+                if reach_at and s["t"] - t_start > reach_at and caches and "reach" not in done_census:
+                    done_census.append("reach")
+                    s["reach"] = _reach(caches[0])
                 census_at = float(os.environ.get("BENCH_CENSUS", "0") or 0)
-                if census_at and s["t"] - t_start > census_at and not done_census:
+                if census_at and s["t"] - t_start > census_at and 1 not in done_census:
                     done_census.append(1)
                     s["census"] = _census()
                 log.write(json.dumps(s) + "\n")
@@ -229,6 +289,7 @@ def main() -> int:
     ap.add_argument("--samples", help="keep the daemon's samples (JSON lines) in this file")
     ap.add_argument("--timeline", action="store_true", help="print about 60 samples over time")
     ap.add_argument("--env", action="append", default=[], help="K=V for the daemon")
+    ap.add_argument("-o", dest="options", action="append", default=[], help="more mount options")
     args = ap.parse_args()
     if args.serve is not None:
         return serve(args.serve, args.log, args.trace)
@@ -240,7 +301,7 @@ def main() -> int:
         mp, log = os.path.join(tmp, "mnt"), args.samples or os.path.join(tmp, "samples.jsonl")
         os.mkdir(mp)
         cmd = [sys.executable, __file__, "--log", log] + ["--trace"] * args.tracemalloc + [
-            "--serve", str(CORPUS), mp, "-f", "-o", f"cache_mb={args.cache_mb}"]
+            "--serve", str(CORPUS), mp, "-f", "-o", ",".join([f"cache_mb={args.cache_mb}", *args.options])]
         proc = start_mount(cmd, mp, env)
         started = time.monotonic()
         try:
@@ -255,25 +316,30 @@ def main() -> int:
 def report(samples: list[dict], args, out: str, started: float) -> None:
     bound = args.cache_mb + 100
     if args.timeline:
-        print("  s    RSS brk other  pyarenas used  heap used/free  cache (cheap costly durable)  in flight  reads walks renders")
+        print("  s    RSS brk other  pyarenas used  heap used/free  cache (cheap costly durable)  bound  in flight  reads walks renders")
         for s in samples[::max(1, len(samples) // 60)]:
             print(f"{s['t'] - started:5.0f} {s['VmRSS'] / MIB:6.0f} {s['rss_brk'] / MIB:3.0f}"
                   f" {s['rss_anon_other'] / MIB:5.0f} {s.get('py_arenas', 0) / MIB:5.0f} {s.get('py_used', 0) / MIB:5.0f}"
                   f"   {s['heap_used'] / MIB:7.0f} {s['heap_free'] / MIB:5.0f}"
                   f"  {s.get('cache', 0) / MIB:6.1f} ({s.get('cheap', 0) / MIB:.0f} {s.get('costly', 0) / MIB:.0f}"
-                  f" {s.get('durable', 0) / MIB:.0f})  {s.get('in_flight', 0) / MIB:8.0f}  {s['reads']} {s['walks']} {s['renders']}")
-    print(f"{args.checkout} {' '.join(args.env)}: cache_mb={args.cache_mb}, {args.readers} readers: {out}")
+                  f" {s.get('durable', 0) / MIB:.0f})  {s.get('bound', 0) / MIB:5.1f}  {s.get('in_flight', 0) / MIB:8.0f}  {s['reads']} {s['walks']} {s['renders']}")
+    print(f"{args.checkout} {' '.join(args.env + args.options)}: cache_mb={args.cache_mb}, {args.readers} readers: {out}")
     top = max(samples, key=lambda s: s["VmRSS"])
     keys = ["VmRSS", "RssAnon", "rss_brk", "rss_anon_other", "py_arenas", "py_used", "py_avail", "py_free_pools",
             "heap_used", "heap_free",
             "mmapped", "traced", "cache", "cheap", "costly",
-            "durable", "in_flight"]
+            "durable", "bound", "in_flight"]
     print(f"peak RSS {top['VmHWM'] / MIB:.0f} MiB (bound {bound} MB); sample at the largest RSS seen:")
     print("  " + ", ".join(f"{k} {top[k] / MIB:.1f}" for k in keys if k in top)
           + f"; reads {top['reads']}, walks {top['walks']}, renders {top['renders']}, threads {top['Threads']}")
     print("largest of each: " + ", ".join(f"{k} {max(s.get(k, 0) for s in samples) / MIB:.1f}" for k in keys)
           + ", " + ", ".join(f"{k} {max(s[k] for s in samples)}" for k in ("reads", "walks", "renders", "Threads")))
     for s in samples:
+        if "reach" in s:
+            print(f"reachable at {s['t'] - started:.0f} s (RSS {s['VmRSS'] / MIB:.0f} MiB, cache counts"
+                  f" {s.get('cache', 0) / MIB:.1f} MiB, pymalloc used {s.get('py_used', 0) / MIB:.0f} MiB):")
+            for name, n, b in s["reach"]:
+                print(f"  {b / MIB:7.1f} MiB {n:9d}  {name}")
         if "census" in s:
             print(f"objects at {s['t'] - started:.0f} s (tracked by the collector, shallow sizes):")
             for name, n, b in s["census"]:

@@ -101,6 +101,9 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
     if isinstance(ops, str):
         print(f"gbxfs: {source_arg} {ops}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    ops, cache = ops
+    # what the memory governor steers (fuse/runner.py)
+    memory = {"cache": cache, "outside": ops.inodes.nbytes, "workers": ops.limiter}
 
     from gbxfs.fuse import runner
     from gbxfs.fuse.notify import sd_notify
@@ -117,12 +120,13 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
             log.info("ready: %s on %s", source, mountpoint)
             if on_ready is not None:
                 on_ready()
-        runner.serve(mountpoint, ready)
+        runner.serve(mountpoint, ready, **memory)
         return EXIT_OK
-    return _daemonize(mountpoint, runner, sd_notify)
+    return _daemonize(mountpoint, runner, sd_notify, memory)
 
 
 def _operations(source: str, opts):
+    """(the FUSE operations, the tree's cache), or why the source cannot be mounted."""
     from gbxfs.fuse.attrs import AttrPolicy
     from gbxfs.fuse.ops import Operations
     from gbxfs.tree.cache import ByteLRU
@@ -142,7 +146,7 @@ def _operations(source: str, opts):
         return f"cannot be shown as a folder: {why}"
     policy = AttrPolicy(entry_timeout=opts.timeout, attr_timeout=opts.timeout, negative_timeout=opts.timeout)
     statfs_path = source if os.path.isdir(source) else os.path.dirname(source)
-    return Operations(tree, policy=policy, threads=opts.threads, statfs_path=statfs_path)
+    return Operations(tree, policy=policy, threads=opts.threads, statfs_path=statfs_path), ctx.cache
 
 
 def _unusable(tree) -> str | None:
@@ -157,7 +161,7 @@ def _unusable(tree) -> str | None:
     return view.reason if isinstance(view, ErrorFolder) else None
 
 
-def _daemonize(mountpoint: str, runner, sd_notify) -> int:
+def _daemonize(mountpoint: str, runner, sd_notify, memory: dict) -> int:
     r, w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -175,7 +179,7 @@ def _daemonize(mountpoint: str, runner, sd_notify) -> int:
 
         code = EXIT_OK
         try:
-            runner.serve(mountpoint, ready)
+            runner.serve(mountpoint, ready, **memory)
         except BaseException:
             log.exception("server failed")
             code = EXIT_INTERNAL

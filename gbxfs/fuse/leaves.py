@@ -34,6 +34,9 @@ class Leaves:
     def __len__(self) -> int:
         return self._live
 
+    def nbytes(self) -> int:
+        return 20 * len(self._keys)     # the three arrays' slots
+
     def _find(self, key: int) -> int:
         """The slot holding `key`, else -1."""
         keys, mask = self._keys, len(self._keys) - 1

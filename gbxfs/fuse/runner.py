@@ -6,6 +6,7 @@ import gc
 import logging
 import os
 import signal
+import time
 import types
 import weakref
 from typing import Callable
@@ -14,6 +15,8 @@ import pyfuse3
 import trio
 
 from gbxfs.fuse import readable
+from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.governor import Governor
 
 log = logging.getLogger("gbxfs.fuse")
 
@@ -37,6 +40,10 @@ MMAP_THRESHOLD = 4 << 20
 TRIM_THRESHOLD = 512 * 1024
 # Seconds between two malloc_trim calls.
 TRIM_EVERY = 1.0
+# Seconds between two looks at the process's RSS (tree/governor.py).
+GOVERN_EVERY = 0.2
+# What the process may hold beyond the cache's bound (README: cache_mb + 100 MB).
+HEADROOM = 100 << 20
 
 
 def _libc():
@@ -69,19 +76,58 @@ def _tune_malloc() -> None:
         pass
 
 
-async def _trim_malloc() -> None:
-    """Give the free pages inside glibc's heaps back to the system, once per
-    TRIM_EVERY: what a body walk or an evicted parse freed between live blocks
-    stays in the process otherwise (glibc only trims the top of a heap). It
-    walks the free lists (well under a millisecond at the cache's sizes), in
-    a thread so the loop keeps answering."""
-    libc = _libc()
-    trim = getattr(libc, "malloc_trim", None)
-    if trim is None:
-        return
-    while True:
-        await trio.sleep(TRIM_EVERY)
-        await trio.to_thread.run_sync(trim, 0)
+class _Memory:
+    """The mount's memory loop: every GOVERN_EVERY, the process's RSS (from
+    /proc/self/statm) goes to a Governor, whose bound the cache evicts to and
+    whose worker count the requests' thread limiter takes; malloc_trim gives the free pages inside glibc's heaps back to the system
+    once per TRIM_EVERY, and at once after the bound was lowered (what a body
+    walk or an evicted parse freed between live blocks stays in the process
+    otherwise: glibc only trims the top of a heap). Runs in a worker thread:
+    an eviction frees a parse's objects, and trim walks the free lists."""
+
+    def __init__(self, cache: ByteLRU | None, outside: Callable[[], int] | None,
+                 workers: trio.CapacityLimiter | None):
+        self.trim = getattr(_libc(), "malloc_trim", None)
+        self.cache, self.outside, self.workers = cache, outside, workers
+        self.governor = None if cache is None else Governor(
+            cache.max_bytes, cache.max_bytes + HEADROOM,
+            int(workers.total_tokens) if workers is not None else 1)
+        self._statm = None
+        self._page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+        self._trimmed = 0.0
+        try:
+            self._statm = os.open("/proc/self/statm", os.O_RDONLY)
+        except OSError:
+            self.governor = None          # not Linux: trim only
+
+    def rss(self) -> int:
+        return int(os.pread(self._statm, 128, 0).split()[1]) * self._page
+
+    def step(self) -> None:
+        now = time.monotonic()
+        lowered = False
+        if self.governor is not None:
+            before = self.cache.bound
+            bound = self.governor.sample(self.rss(), now, self.cache.current_bytes,
+                                         self.outside() if self.outside else 0)
+            if bound != before:
+                self.cache.set_bound(bound)
+                lowered = bound < before
+        if self.trim is not None and (lowered or now - self._trimmed >= TRIM_EVERY):
+            self._trimmed = now
+            self.trim(0)
+
+    async def run(self) -> None:
+        if self.governor is None and self.trim is None:
+            return
+        every = GOVERN_EVERY if self.governor is not None else TRIM_EVERY
+        while True:
+            await trio.sleep(every)
+            await trio.to_thread.run_sync(self.step)
+            if self.workers is not None and self.governor is not None:
+                # set here, on the loop: a trio limiter is not thread-safe
+                if self.workers.total_tokens != self.governor.workers:
+                    self.workers.total_tokens = self.governor.workers
 
 
 # allocations between young-generation collections (CPython's default: 700)
@@ -177,21 +223,26 @@ def quick_request_wait() -> None:
     pyfuse3.trio = shim
 
 
-def serve(mountpoint: str, on_ready: Callable[[], None] | None = None) -> None:
-    """Answer requests until unmounted or signalled, then make sure the mount is gone."""
+def serve(mountpoint: str, on_ready: Callable[[], None] | None = None, *,
+          cache: ByteLRU | None = None, outside: Callable[[], int] | None = None,
+          workers: trio.CapacityLimiter | None = None) -> None:
+    """Answer requests until unmounted or signalled, then make sure the mount is gone.
+    With `cache`, its bound and the `workers` limiter's tokens follow the
+    process's memory (_Memory), and `outside()` bytes kept outside the cache
+    (the kernel's inodes) are charged to it."""
     _tune_malloc()
     _rare_young_collections()
     quick_request_wait()
     try:
-        trio.run(_serve, mountpoint, on_ready, instruments=[ReaderExit()])
+        trio.run(_serve, mountpoint, on_ready, _Memory(cache, outside, workers), instruments=[ReaderExit()])
     finally:
         pyfuse3.close(unmount=True)
 
 
-async def _serve(mountpoint: str, on_ready: Callable[[], None] | None) -> None:
+async def _serve(mountpoint: str, on_ready: Callable[[], None] | None, memory: _Memory) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal)
-        nursery.start_soon(_trim_malloc)
+        nursery.start_soon(memory.run)
         nursery.start_soon(_announce_when_usable, mountpoint, on_ready)
         await pyfuse3.main()
         nursery.cancel_scope.cancel()

@@ -45,6 +45,10 @@ class ByteLRU:
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
+        # what eviction keeps to: max_bytes, unless the process's memory asks for
+        # less (set_bound, tree/governor.py); what is too large to keep or show
+        # at all is still decided by max_bytes
+        self.bound = max_bytes
         # key -> (value, nbytes, rank); recency order per rank below, with
         # the tick of each key's last use to compare the ranks' oldest
         self._items: dict[Hashable, tuple[Any, int, int]] = {}
@@ -109,13 +113,13 @@ class ByteLRU:
         for a value of lower `rank` only past DURABLE_SHARE; False if none is left."""
         # each rank's oldest other than keep (keep is its rank's newest)
         cheap, costly, durable = (next((k for k in seg if k != keep), None) for seg in self._order)
-        if durable is not None and self._rank_bytes[DURABLE] > DURABLE_SHARE * self.max_bytes:
+        if durable is not None and self._rank_bytes[DURABLE] > DURABLE_SHARE * self.bound:
             victim = durable
         elif cheap is None and costly is None:
             victim = durable if rank == DURABLE else None
         elif cheap is None or costly is None:
             victim = costly if cheap is None else cheap
-        elif self.costly_bytes > COSTLY_SHARE * self.max_bytes:
+        elif self.costly_bytes > COSTLY_SHARE * self.bound:
             victim = min(cheap, costly, key=self._used.__getitem__)
         else:
             victim = cheap
@@ -134,7 +138,7 @@ class ByteLRU:
         with self._lock:
             if key in self._items:
                 self._drop(key)
-            if nbytes > self.max_bytes - (0 if rank == DURABLE else self._protected()):
+            if nbytes > self.bound - (0 if rank == DURABLE else self._protected()):
                 return       # too large for the cache, or for the room durable values leave
             self._items[key] = (value, nbytes, rank)
             self._order[rank][key] = None
@@ -145,7 +149,7 @@ class ByteLRU:
 
     def _protected(self) -> int:
         """Bytes of durable values that a value of lower rank cannot evict."""
-        return min(self._rank_bytes[DURABLE], int(DURABLE_SHARE * self.max_bytes))
+        return min(self._rank_bytes[DURABLE], int(DURABLE_SHARE * self.bound))
 
     def _fit(self, keep: Hashable, rank: int) -> None:
         """Evict until within the bound, less the room of values being made or
@@ -154,7 +158,7 @@ class ByteLRU:
         (admission control: a parse
         as large as the cache would otherwise throw out the digests that spare
         making it again; the caller still gets the value it made)."""
-        while self._bytes + self._in_flight + self._held > self.max_bytes:
+        while self._bytes + self._in_flight + self._held > self.bound:
             if not self._evict_one(keep, rank):
                 if keep in self._items:
                     self._drop(keep)
@@ -172,7 +176,7 @@ class ByteLRU:
             self._items[key] = (value, n + nbytes, rank)
             self._bytes += nbytes
             self._rank_bytes[rank] += nbytes
-            if n + nbytes > self.max_bytes:
+            if n + nbytes > self.bound:
                 self._drop(key)
             self._fit(key, rank)
 
@@ -192,8 +196,19 @@ class ByteLRU:
             in_flight = self._in_flight + self._held
         with self._lock:
             cheap, costly, durable = self._order
-            while self._bytes and self._bytes + min(nbytes + in_flight, self.max_bytes) > self.max_bytes:
+            while self._bytes and self._bytes + min(nbytes + in_flight, self.bound) > self.bound:
                 self._drop(next(iter(cheap or costly or durable)))
+
+    def set_bound(self, nbytes: int) -> None:
+        """Keep to `nbytes` (at most max_bytes) from now on, evicting down to it
+        by the usual order (cheap values first, durable ones last): the bound the
+        process's memory allows (tree/governor.py). Values stored before stay
+        counted; nothing is refused that max_bytes would let be made."""
+        with self._lock:
+            self.bound = max(0, min(nbytes, self.max_bytes))
+            while self._bytes and self._bytes + self._in_flight + self._held > self.bound:
+                if not self._evict_one(None, DURABLE):
+                    break
 
     @contextmanager
     def making(self, nbytes: int) -> Iterator[Callable[[int], None]]:
