@@ -40,7 +40,7 @@ MIB = 1 << 20
 # files being read (tree/gbx/digest.py) beside a parse; below it every chunk
 # read walked its body again (16 readers at cache_mb=48 with the bound at 12 MiB:
 # 139 files/min against 4,600).
-FLOOR_SHARE = 0.6
+FLOOR_SHARE = 0.85
 # Bytes kept outside the cache (the kernel's inodes) that the RSS limit's
 # headroom over cache_mb covers: only what passes it is charged to the cache.
 # Charging all of it (about 14 MiB: 24-33k inodes) left 34 MiB of a 48 MiB cache
@@ -53,7 +53,7 @@ class Governor:
     def __init__(self, max_bytes: int, limit: int, workers: int = 8, *, margin: int = 20 * MIB,
                  cut_margin: int = 6 * MIB, band: int = 12 * MIB, allowance: int = ALLOWANCE,
                  floor: int | None = None, step: int | None = None, regrow: int | None = None,
-                 worker_every: float = 2.0):
+                 worker_every: float = 2.0, cut_cache: bool = True):
         """`max_bytes`: the nominal bound (cache_mb); `limit`: the RSS the process
         must keep under (cache_mb + 100 MB); `workers`: the worker threads (-o
         threads). High water (workers) is `limit - margin`, the cache's cut
@@ -65,6 +65,7 @@ class Governor:
         self.cut = max(self.high, limit - cut_margin)
         self.low = self.high - band
         self.allowance = allowance
+        self.cut_cache = cut_cache
         self.floor = int(max_bytes * FLOOR_SHARE) if floor is None else min(floor, max_bytes)
         self.step = max(MIB, max_bytes // 32) if step is None else step
         self.regrow = max(MIB, max_bytes // 16) if regrow is None else regrow
@@ -89,7 +90,7 @@ class Governor:
             self._calm = 0.0
             if self.workers > 1:
                 self.workers = max(1, self.workers // 2)
-            elif rss > self.cut:
+            elif self.cut_cache and rss > self.cut:
                 bound = min(bound - self.step, cached - (rss - self.cut))
         elif rss < self.low:
             if bound < ceiling:
