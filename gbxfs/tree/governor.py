@@ -16,9 +16,9 @@ sans-I/O: samples in, limits out):
   high-water mark (the RSS limit less a margin) it halves per sample down to
   one: concurrent requests each hold their own transient memory (a rendered
   chunk text, decompressed blocks, a parse in use), and one worker holds the
-  least (16 readers at cache_mb=48: 143 MB with one worker, 165 with two,
-  185-224 with eight, at about the same files per minute: the work is Python
-  under one interpreter lock anyway).
+  least (16 readers at cache_mb=48: 143 MB with one worker at 4,581 files/min,
+  165 MB with two at 5,526, 185-224 MB with eight: the work is Python under
+  one interpreter lock, so the parallel share is small).
 - `bound`, what the cache evicts down to (ByteLRU.set_bound). Its ceiling is
   the nominal bound less `other`, the bytes the mount can count that it keeps
   outside the cache (the kernel's inodes), beyond an allowance the headroom
@@ -27,8 +27,9 @@ sans-I/O: samples in, limits out):
   drop: to what the cache holds less the excess, then by a step per sample
   (memory freed by eviction does not always leave the process), never below
   the floor. A cache cut below what the readers' files need makes every read
-  walk a body again, so this is the last resort. The nominal cache_mb still decides what is too large to
-  show, so the tree's content never depends on the governor.
+  walk a body again, so this is the last resort. The nominal cache_mb still
+  decides what is too large to show, so the tree's content never depends on
+  the governor.
 
 Below the low-water mark the bound grows back first (`regrow` bytes a second),
 then one worker per `worker_every` seconds; between the marks both hold.
@@ -36,11 +37,12 @@ then one worker per `worker_every` seconds; between the marks both hold.
 from __future__ import annotations
 
 MIB = 1 << 20
-# The lowest bound, as a share of the nominal one: room for the digests of the
-# files being read (tree/gbx/digest.py) beside a parse; below it every chunk
-# read walked its body again (16 readers at cache_mb=48 with the bound at 12 MiB:
-# 139 files/min against 4,600).
-FLOOR_SHARE = 0.85
+# The lowest bound, as a share of the nominal one: the cache must keep the
+# digests of the files being read (tree/gbx/digest.py) beside the parse in use,
+# and a walk's room counts against the bound too; with less, every chunk read
+# walked its body again (16 readers at cache_mb=48: 139 files/min with the bound
+# at 12 MiB, 612 at 29-35 MiB, against 3,000-4,600 at 41-48).
+FLOOR_SHARE = 0.8
 # Bytes kept outside the cache (the kernel's inodes) that the RSS limit's
 # headroom over cache_mb covers: only what passes it is charged to the cache.
 # Charging all of it (about 14 MiB: 24-33k inodes) left 34 MiB of a 48 MiB cache
@@ -50,8 +52,8 @@ ALLOWANCE = 16 * MIB
 
 
 class Governor:
-    def __init__(self, max_bytes: int, limit: int, workers: int = 8, *, margin: int = 20 * MIB,
-                 cut_margin: int = 6 * MIB, band: int = 12 * MIB, allowance: int = ALLOWANCE,
+    def __init__(self, max_bytes: int, limit: int, workers: int = 8, *, margin: int = 28 * MIB,
+                 cut_margin: int = 14 * MIB, band: int = 12 * MIB, allowance: int = ALLOWANCE,
                  floor: int | None = None, step: int | None = None, regrow: int | None = None,
                  worker_every: float = 2.0, cut_cache: bool = True):
         """`max_bytes`: the nominal bound (cache_mb); `limit`: the RSS the process

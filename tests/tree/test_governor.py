@@ -11,66 +11,97 @@ from gbxfs.tree.governor import MIB, Governor
 
 
 def gov(cache_mb: int = 48, **kw) -> Governor:
-    return Governor(cache_mb * MIB, (cache_mb + 100) * MIB, **kw)
+    # limit cache_mb + 100 MiB: high water (workers) 20 MiB below it, the cache's
+    # cut 6 MiB below it, low water 12 MiB below high water
+    return Governor(cache_mb * MIB, (cache_mb + 100) * MIB, 8, **kw)
 
 
-def test_starts_at_the_nominal_bound_and_keeps_it_while_memory_is_low():
+def test_starts_at_the_nominal_limits_and_keeps_them_while_memory_is_low():
     g = gov()
-    assert g.bound == 48 * MIB
+    assert (g.bound, g.workers) == (48 * MIB, 8)
     for t in range(50):
         assert g.sample(60 * MIB, t * 0.2, cached=40 * MIB) == 48 * MIB
-    assert not g.pressed
+    assert g.workers == 8 and not g.pressed
 
 
-def test_over_high_water_cuts_by_the_excess_at_once():
+def test_over_high_water_halves_the_workers_first_and_leaves_the_cache():
     g = gov()
-    # high water = 148 - 16 = 132 MiB; 20 MiB over it with 46 MiB cached
-    bound = g.sample(152 * MIB, 0.0, cached=46 * MIB)
-    assert bound == 26 * MIB
+    seen = []
+    for t in range(5):
+        assert g.sample(140 * MIB, t * 0.2, cached=46 * MIB) == 48 * MIB    # above high (128), below the cut (142)
+        seen.append(g.workers)
+    assert seen == [4, 2, 1, 1, 1]
     assert g.pressed
 
 
-def test_keeps_stepping_down_while_rss_stays_high_but_never_below_the_floor():
+def test_past_the_cut_with_one_worker_the_bound_drops_by_the_excess_then_steps():
+    g = gov(floor=8 * MIB)
+    for t in range(3):
+        g.sample(130 * MIB, t * 0.2, cached=46 * MIB)     # workers 8 -> 1
+    assert g.workers == 1 and g.bound == 48 * MIB
+    # 8 MiB past the cut with 46 MiB cached: to 38 MiB at once
+    assert g.sample(150 * MIB, 1.0, cached=46 * MIB) == 38 * MIB
+    # still past it with less cached: at least a step (1.5 MiB) per sample
+    bounds = [g.sample(143 * MIB, 1.0 + t * 0.2, cached=10 * MIB) for t in range(1, 40)]
+    assert bounds[0] == 9 * MIB
+    assert all(b == 8 * MIB for b in bounds[1:])          # the floor
+
+
+def test_default_floor_keeps_most_of_the_cache():
     g = gov()
-    bounds = [g.sample(140 * MIB, t * 0.2, cached=48 * MIB) for t in range(100)]
-    assert all(b2 < b1 for b1, b2 in zip(bounds, bounds[1:]) if b1 > g.floor)
-    assert bounds[-1] == g.floor == 12 * MIB
+    for t in range(100):
+        g.sample(200 * MIB, t * 0.2, cached=48 * MIB)
+    assert g.bound == g.floor == int(48 * MIB * 0.85) and g.workers == 1
 
 
-def test_holds_between_the_marks_and_grows_back_slowly_below_low_water():
-    g = gov()
-    g.sample(152 * MIB, 0.0, cached=46 * MIB)            # cut to 26 MiB
-    assert g.sample(125 * MIB, 10.0, cached=20 * MIB) == 26 * MIB   # between low (116) and high (132)
-    # below low water: 3 MiB a second (48/16), from the last sample
-    assert g.sample(100 * MIB, 11.0, cached=20 * MIB) == 29 * MIB
-    assert g.sample(100 * MIB, 13.0, cached=20 * MIB) == 35 * MIB
-    assert g.sample(100 * MIB, 100.0, cached=20 * MIB) == 48 * MIB     # up to the ceiling, no further
+def test_holds_between_the_marks_and_grows_back_below_low_water_cache_first():
+    g = gov(floor=8 * MIB)
+    for t in range(3):
+        g.sample(130 * MIB, t * 0.2, cached=46 * MIB)
+    g.sample(150 * MIB, 1.0, cached=46 * MIB)              # bound 38 MiB, one worker
+    assert g.sample(120 * MIB, 10.0, cached=30 * MIB) == 38 * MIB and g.workers == 1   # between 116 and 128
+    # below low water: the bound first, 3 MiB a second (48/16) from the last sample
+    assert g.sample(100 * MIB, 11.0, cached=30 * MIB) == 41 * MIB
+    assert g.sample(100 * MIB, 13.0, cached=30 * MIB) == 47 * MIB
+    assert g.sample(100 * MIB, 14.0, cached=30 * MIB) == 48 * MIB and g.workers == 1
+    # then a worker per 2 s below low water
+    workers = []
+    for t in range(1, 31):
+        g.sample(100 * MIB, 14.0 + t * 0.5, cached=30 * MIB)
+        workers.append(g.workers)
+    assert workers[3] == 2 and workers[7] == 3 and workers[-1] == 8
+    assert not g.pressed
 
 
-def test_outside_bytes_are_charged_to_the_cache():
-    g = gov()
-    assert g.sample(60 * MIB, 0.0, cached=0, other=14 * MIB) == 34 * MIB
-    # ... never below the floor, and given back when they go
-    assert g.sample(60 * MIB, 0.2, cached=0, other=100 * MIB) == 12 * MIB
-    assert g.sample(60 * MIB, 10.2, cached=0, other=0) == 42 * MIB    # 3 MiB a second
+def test_outside_bytes_past_the_allowance_are_charged_to_the_cache():
+    g = gov(floor=8 * MIB)
+    assert g.sample(60 * MIB, 0.0, cached=0, other=14 * MIB) == 48 * MIB       # within the 16 MiB allowance
+    assert g.sample(60 * MIB, 0.2, cached=0, other=30 * MIB) == 34 * MIB       # 14 MiB past it
+    assert g.sample(60 * MIB, 0.4, cached=0, other=100 * MIB) == 8 * MIB       # never below the floor
+    assert g.sample(60 * MIB, 10.4, cached=0, other=0) == 38 * MIB             # given back, 3 MiB a second
 
 
 @settings(max_examples=200, deadline=None)
-@given(cache_mb=st.integers(1, 4096), seed=st.integers(0, 2**32 - 1))
-def test_bound_stays_between_floor_and_ceiling_and_falls_when_rss_is_high(cache_mb, seed):
+@given(cache_mb=st.integers(1, 4096), workers=st.integers(1, 64), seed=st.integers(0, 2**32 - 1))
+def test_limits_stay_in_range_and_fall_while_rss_is_high(cache_mb, workers, seed):
     rnd = random.Random(seed)
-    g = gov(cache_mb)
+    g = Governor(cache_mb * MIB, (cache_mb + 100) * MIB, workers)
     t = 0.0
     for _ in range(200):
         t += rnd.choice((0.0, 0.2, 0.2, 1.0, 7.5))
         rss = rnd.randrange(0, (cache_mb + 200) * MIB)
-        other = rnd.choice((0, rnd.randrange(0, (cache_mb + 1) * MIB)))
-        before = g.bound
+        other = rnd.choice((0, rnd.randrange(0, (cache_mb + 32) * MIB)))
+        before, before_workers = g.bound, g.workers
         bound = g.sample(rss, t, cached=rnd.randrange(0, cache_mb * MIB + 1), other=other)
-        assert g.floor <= bound <= max(g.floor, cache_mb * MIB - other)
-        assert bound <= cache_mb * MIB
+        assert g.floor <= bound <= max(g.floor, cache_mb * MIB - max(0, other - g.allowance))
+        assert 1 <= g.workers <= workers
         if rss > g.high:
+            assert g.workers < before_workers or g.workers == 1
+            assert bound <= before
+        if rss > g.cut and before_workers == 1:
             assert bound < before or bound == g.floor
+        if rss >= g.low:
+            assert g.workers <= before_workers
 
 
 def fill(cache: ByteLRU, n: int, size: int) -> None:
