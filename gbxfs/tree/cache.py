@@ -201,9 +201,10 @@ class ByteLRU:
 
     def set_bound(self, nbytes: int) -> None:
         """Keep to `nbytes` (at most max_bytes) from now on, evicting down to it
-        by the usual order (cheap values first, durable ones last): the bound the
-        process's memory allows (tree/governor.py). Values stored before stay
-        counted; nothing is refused that max_bytes would let be made."""
+        in the usual order (durable values last): the bound the process's memory
+        allows (tree/governor.py). Values larger than it are made and used but
+        not kept; what is too large to make at all stays max_bytes's to decide
+        (callers read max_bytes), so content never depends on the bound."""
         with self._lock:
             self.bound = max(0, min(nbytes, self.max_bytes))
             while self._bytes and self._bytes + self._in_flight + self._held > self.bound:
