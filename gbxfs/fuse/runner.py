@@ -79,11 +79,13 @@ def _tune_malloc() -> None:
 class _Memory:
     """The mount's memory loop: every GOVERN_EVERY, the process's RSS (from
     /proc/self/statm) goes to a Governor, whose bound the cache evicts to and
-    whose worker count the requests' thread limiter takes; malloc_trim gives the free pages inside glibc's heaps back to the system
-    once per TRIM_EVERY, and at once after the bound was lowered (what a body
-    walk or an evicted parse freed between live blocks stays in the process
-    otherwise: glibc only trims the top of a heap). Runs in a worker thread:
-    an eviction frees a parse's objects, and trim walks the free lists."""
+    whose worker count the requests' thread limiter takes. malloc_trim gives
+    the free pages inside glibc's heaps back to the system once per TRIM_EVERY,
+    and at once after the bound was lowered (what a body walk or an evicted
+    parse freed between live blocks stays in the process otherwise: glibc only
+    trims the top of a heap). Each step runs in a thread of its own (not the
+    requests' limiter): an eviction frees a parse's objects, and trim walks the
+    free lists."""
 
     def __init__(self, cache: ByteLRU | None, outside: Callable[[], int] | None,
                  workers: trio.CapacityLimiter | None):
@@ -121,13 +123,18 @@ class _Memory:
         if self.governor is None and self.trim is None:
             return
         every = GOVERN_EVERY if self.governor is not None else TRIM_EVERY
-        while True:
-            await trio.sleep(every)
-            await trio.to_thread.run_sync(self.step)
-            if self.workers is not None and self.governor is not None:
-                # set here, on the loop: a trio limiter is not thread-safe
-                if self.workers.total_tokens != self.governor.workers:
-                    self.workers.total_tokens = self.governor.workers
+        try:
+            while True:
+                await trio.sleep(every)
+                await trio.to_thread.run_sync(self.step)
+                if self.workers is not None and self.governor is not None:
+                    # set here, on the loop: a trio limiter is not thread-safe
+                    if self.workers.total_tokens != self.governor.workers:
+                        self.workers.total_tokens = self.governor.workers
+        finally:
+            if self._statm is not None:
+                os.close(self._statm)
+                self._statm = None
 
 
 # allocations between young-generation collections (CPython's default: 700)

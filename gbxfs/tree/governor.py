@@ -52,8 +52,8 @@ ALLOWANCE = 16 * MIB
 
 
 class Governor:
-    def __init__(self, max_bytes: int, limit: int, workers: int = 8, *, margin: int = 28 * MIB,
-                 cut_margin: int = 14 * MIB, band: int = 12 * MIB, allowance: int = ALLOWANCE,
+    def __init__(self, max_bytes: int, limit: int, workers: int = 8, *, margin: int = 36 * MIB,
+                 cut_margin: int = 22 * MIB, band: int = 12 * MIB, allowance: int = ALLOWANCE,
                  floor: int | None = None, step: int | None = None, regrow: int | None = None,
                  worker_every: float = 2.0, cut_cache: bool = True):
         """`max_bytes`: the nominal bound (cache_mb); `limit`: the RSS the process
