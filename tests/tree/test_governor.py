@@ -11,8 +11,8 @@ from gbxfs.tree.governor import MIB, Governor
 
 
 def gov(cache_mb: int = 48, **kw) -> Governor:
-    # limit cache_mb + 100 MiB: high water (workers) 28 MiB below it, the cache's
-    # cut 14 MiB below it, low water 12 MiB below high water (at 48: 120, 134, 108)
+    # limit cache_mb + 100 MiB: high water (workers) 36 MiB below it, the cache's
+    # cut 22 MiB below it, low water 12 MiB below high water (at 48: 112, 126, 100)
     return Governor(cache_mb * MIB, (cache_mb + 100) * MIB, 8, **kw)
 
 
@@ -28,7 +28,7 @@ def test_over_high_water_halves_the_workers_first_and_leaves_the_cache():
     g = gov()
     seen = []
     for t in range(5):
-        assert g.sample(130 * MIB, t * 0.2, cached=46 * MIB) == 48 * MIB    # above high (120), below the cut (134)
+        assert g.sample(120 * MIB, t * 0.2, cached=46 * MIB) == 48 * MIB    # above high (112), below the cut (126)
         seen.append(g.workers)
     assert seen == [4, 2, 1, 1, 1]
     assert g.pressed
@@ -39,10 +39,10 @@ def test_past_the_cut_with_one_worker_the_bound_drops_by_the_excess_then_steps()
     for t in range(3):
         g.sample(130 * MIB, t * 0.2, cached=46 * MIB)     # workers 8 -> 1
     assert g.workers == 1 and g.bound == 48 * MIB
-    # 16 MiB past the cut with 46 MiB cached: to 30 MiB at once
-    assert g.sample(150 * MIB, 1.0, cached=46 * MIB) == 30 * MIB
+    # 24 MiB past the cut with 46 MiB cached: to 22 MiB at once
+    assert g.sample(150 * MIB, 1.0, cached=46 * MIB) == 22 * MIB
     # still 9 MiB past it: what is cached less that, then a step (1.5 MiB) per sample
-    bounds = [g.sample(143 * MIB, 1.0 + t * 0.2, cached=20 * MIB) for t in range(1, 40)]
+    bounds = [g.sample(135 * MIB, 1.0 + t * 0.2, cached=20 * MIB) for t in range(1, 40)]
     assert bounds[:2] == [11 * MIB, 9.5 * MIB]
     assert all(b == 8 * MIB for b in bounds[2:])          # the floor
 
@@ -58,16 +58,16 @@ def test_holds_between_the_marks_and_grows_back_below_low_water_cache_first():
     g = gov(floor=8 * MIB)
     for t in range(3):
         g.sample(130 * MIB, t * 0.2, cached=46 * MIB)
-    g.sample(150 * MIB, 1.0, cached=46 * MIB)              # bound 30 MiB, one worker
-    assert g.sample(115 * MIB, 10.0, cached=30 * MIB) == 30 * MIB and g.workers == 1   # between 108 and 120
+    g.sample(150 * MIB, 1.0, cached=46 * MIB)              # bound 22 MiB, one worker
+    assert g.sample(105 * MIB, 10.0, cached=20 * MIB) == 22 * MIB and g.workers == 1   # between 100 and 112
     # below low water: the bound first, 3 MiB a second (48/16) from the last sample
-    assert g.sample(100 * MIB, 11.0, cached=30 * MIB) == 33 * MIB
-    assert g.sample(100 * MIB, 13.0, cached=30 * MIB) == 39 * MIB
-    assert g.sample(100 * MIB, 16.0, cached=30 * MIB) == 48 * MIB and g.workers == 1
+    assert g.sample(90 * MIB, 11.0, cached=20 * MIB) == 25 * MIB
+    assert g.sample(90 * MIB, 13.0, cached=20 * MIB) == 31 * MIB
+    assert g.sample(90 * MIB, 19.0, cached=20 * MIB) == 48 * MIB and g.workers == 1
     # then a worker per 2 s below low water
     workers = []
     for t in range(1, 31):
-        g.sample(100 * MIB, 16.0 + t * 0.5, cached=30 * MIB)
+        g.sample(90 * MIB, 19.0 + t * 0.5, cached=20 * MIB)
         workers.append(g.workers)
     assert workers[3] == 2 and workers[7] == 3 and workers[-1] == 8
     assert not g.pressed
