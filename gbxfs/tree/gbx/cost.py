@@ -97,23 +97,32 @@ class WalkBudget:
     has in the cache the room grows through `grow(nbytes)`; past `limit` the walk
     stops (TooLarge)."""
 
-    __slots__ = ("limit", "room", "grow", "total", "refs", "pending", "_at", "_charged")
+    __slots__ = ("limit", "room", "grow", "total", "refs", "pending", "_at", "_nodes", "_charged")
 
     def __init__(self, limit: int, room: int = 0, grow: Callable[[int], None] | None = None):
         self.limit, self.room, self.grow = limit, room, grow
         self.total = 0
         self.refs: dict[int, list] = {}        # id(chunk) -> nodes its values reference
         self.pending = 0
-        # the charges not yet replaced: where in the body each was made (rising:
-        # a walk reads forward), and how much. A chunk done replaces those made
-        # inside it (from its offset on); a chunk still in progress around it
-        # (a node reference in its values) keeps its own, made before
+        # the charges not yet replaced: where in the body each was first made
+        # (rising: a walk reads forward), how many nodes the walk had begun then,
+        # and how much. A chunk done replaces those made inside it (from its offset
+        # on); a chunk still in progress around it (a node reference in its values)
+        # keeps its own, made before. Charges with no node begun between them are
+        # of one chunk: added up in one entry (a crystal's faces charge thousands of
+        # small vertex loops)
         self._at: list[int] = []
+        self._nodes: list[int] = []
         self._charged: list[int] = []
 
     def charge(self, r: Any, nbytes: int) -> None:
-        self._at.append(r.offset_base + r._pos - r._base)
-        self._charged.append(nbytes)
+        begun = len(r.all_nodes)
+        if self._nodes and self._nodes[-1] == begun:
+            self._charged[-1] += nbytes
+        else:
+            self._at.append(r.offset_base + r._pos - r._base)
+            self._nodes.append(begun)
+            self._charged.append(nbytes)
         self.pending += nbytes
         if self.total + self.pending > self.room:
             self._over(self.total + self.pending)
@@ -124,6 +133,7 @@ class WalkBudget:
             charged = self._charged
             while at and at[-1] >= c.offset:
                 at.pop()
+                self._nodes.pop()
                 self.pending -= charged.pop()
         refs: list = []
         self.total += chunk_cost(c, refs)
