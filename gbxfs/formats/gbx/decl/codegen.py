@@ -174,15 +174,17 @@ class _Emitter(FieldWriter):
         without a budget: then a charge costs one test per loop, none per item)."""
         return ["    ch = r.walker and r.walker.charge"] if self.charges else []
 
-    def charge(self, ind: int, n: str, cost: tuple[int, int], extra: int = 0) -> None:
+    def charge(self, ind: int, n: str, cost: tuple[int, int], extra: int = 0, built: bool = False) -> None:
         """Tell the hook that n elements of cost (bytes read, bytes held) each are about
-        to be built: no more of them than the bytes left can hold, so a wrong count
-        (which fails reading) charges no more than the data could give."""
+        to be built: no more of them than the bytes left can hold (at a byte each at
+        least: elements that read nothing are charged less, never more), so a wrong
+        count, which then fails reading, charges no more than the data could give.
+        built: the elements are already there (a `while` item), charged as they are."""
         size, held = cost
         if held <= 0:
             return
         self.charges = True
-        many = f"min({n}, (end - r._pos) // {size})" if size > 0 else n
+        many = n if built else f"min({n}, (end - r._pos) // {size})" if size > 1 else f"min({n}, end - r._pos)"
         self.line(ind, f"if ch is not None and {n}:")
         self.line(ind + 1, f"ch(r, {many} * {held}" + (f" + {extra})" if extra else ")"))
 
@@ -361,7 +363,7 @@ class _Emitter(FieldWriter):
         self.line(ind + 1, "except ContinueItem:")
         self.line(ind + 2, "pass")
         self.line(ind + 1, f"items{d}.append(v{d + 1})")
-        self.charge(ind + 1, "1", (0, self.gen.cost.item(s.body)[1]))
+        self.charge(ind + 1, "1", self.gen.cost.item(s.body), built=True)
         self.line(ind + 1, f"if r._pos == start{d}:")
         self.line(ind + 2, f"raise GbxError({self.gen.const(f'{where}: while item read no data (endless loop)')})")
         self.set(ind, d, s.name, f"items{d}")

@@ -11,10 +11,10 @@ huge chunk is built rather than after.
 Both figures are lower bounds, so a charge never exceeds what is then built:
 only statements that certainly run count (those at the top of the body, up to
 the first one that may `continue` the item; of a condition with an `else`, its
-least branch; nested loops' items and enum labels count nothing), and an object's size is its `sys.getsizeof`, as
-cost.values_cost counts it (a float per float, a tuple per vector, a string per
-string even when shared). tests/tree/test_gbx_cost.py checks the bound over the
-corpus.
+least branch; nested loops' items and enum labels count nothing), and an
+object's size is its `sys.getsizeof`, as cost.values_cost counts it (a float
+per float, a tuple per vector, a string per string even when shared).
+tests/tree/test_gbx_charge.py checks the bound over the corpus.
 """
 from __future__ import annotations
 
