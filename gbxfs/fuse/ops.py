@@ -233,7 +233,7 @@ class Operations(pyfuse3.Operations):
         h = self._dirs.get(fh)
         if h is None:
             raise fail(errno.EBADF)
-        if h.names is None:
+        if h.rows is None:
             entry = h.entry     # a Dir (opendir)
             if entry.loaded() or entry.lists_from_memory:
                 kids, sizes = entry.children(), None
@@ -246,7 +246,7 @@ class Operations(pyfuse3.Operations):
             if not pyfuse3.readdir_reply(token, DOTS[pos], dot_attributes(h.parent if pos else h.node), pos + 1):
                 return
             pos += 1
-        if pos < len(h.names):
+        if pos < len(h.rows) + 2:
             await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
 
     @handler

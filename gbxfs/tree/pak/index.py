@@ -45,7 +45,7 @@ class _Node:
 
 
 class PakIndex:
-    __slots__ = ("nodes", "order", "starts", "special", "nbytes")
+    __slots__ = ("nodes", "order", "starts", "special", "nbytes", "counts", "mixed")
 
     def __init__(self, table: FileTable):
         self.nodes = [_Node()]
@@ -68,8 +68,16 @@ class PakIndex:
             counts = Counter(column)
             self.starts = array("I", [0])
             self.starts.extend(itertools.accumulate(map(counts.__getitem__, range(len(table.folders)))))
+        # what each node lists (size()), and the nodes some file of which comes from a sub-path
+        # (plain() is None): asked per folder a listing shows and per folder listed
+        starts = self.starts
+        self.counts = array("I", (len(n.subs) + len(n.extra) + sum(starts[f + 1] - starts[f] for f in n.folders)
+                                  for n in self.nodes))
+        self.mixed = frozenset(k for k, n in enumerate(self.nodes)
+                               if n.extra or any(created >= 0 for created, _, _ in n.subs))
         self.nbytes = (sys.getsizeof(self) + NODE_COST * len(self.nodes) + 4 * len(self.starts)
-                       + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special))
+                       + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special)
+                       + 4 * len(self.counts) + 64 * len(self.mixed))
 
     def _node(self, parts: Iterable[str], created: int) -> int:
         d = 0
@@ -91,8 +99,25 @@ class PakIndex:
 
     def size(self, node: int) -> int:
         """How many entries the node lists (before names the view adds)."""
-        n = self.nodes[node]
-        return len(n.subs) + len(n.extra) + sum(self.starts[f + 1] - self.starts[f] for f in n.folders)
+        return self.counts[node]
+
+    def plain(self, node: int) -> tuple[list[tuple[int, str, int]], range | array | list[int]] | None:
+        """The node's sub-folders ((-1, name, node id) as in _Node.subs) and its files'
+        table indices (ascending) in listing order, when no file of it comes from a
+        sub-path (then listing() shows the sub-folders, then the files in table order);
+        else None."""
+        if node in self.mixed:
+            return None
+        n, starts = self.nodes[node], self.starts
+        folders = n.folders
+        if len(folders) == 1:
+            a, b = starts[folders[0]], starts[folders[0] + 1]
+            ids: range | array | list[int] = range(a, b) if self.order is None else self.order[a:b]
+        else:
+            ids = sorted(itertools.chain.from_iterable(map(self._files, folders)))
+        if self.special:
+            ids = [i for i in ids if i not in self.special]
+        return n.subs, ids
 
     def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed,
                 make_file: Callable[[str, int, tuple], object], make_folder: Callable[[str, int], object],
