@@ -132,9 +132,8 @@ class Operations(pyfuse3.Operations):
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
             raise fail(errno.ENOTDIR)
-        if entry.loaded() or entry.lists_from_memory:
-            return entry.children()
-        return await self._work(entry.children)
+        kids = entry.listing_nowait()
+        return kids if kids is not None else await self._work(entry.children)
 
     async def _child(self, entry: Entry, name: str) -> Entry | None:
         """What a lookup finds: a real folder re-checks the file on disk first."""
@@ -234,11 +233,9 @@ class Operations(pyfuse3.Operations):
         if h is None:
             raise fail(errno.EBADF)
         if h.rows is None:
-            entry = h.entry     # a Dir (opendir)
-            if entry.loaded() or entry.lists_from_memory:
-                kids, sizes = entry.children(), None
-            else:   # in a worker thread: the first sizes that need work too, in the same visit
-                kids, sizes = await self._work(listed_with_sizes, entry)
+            kids, sizes = h.entry.listing_nowait(), None     # a Dir (opendir)
+            if kids is None:    # in a worker thread: the first sizes that need work too, in the same visit
+                kids, sizes = await self._work(listed_with_sizes, h.entry)
             snapshot(self.inodes, h, kids, sizes)
         # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
         pos = start_id

@@ -31,7 +31,7 @@ class Rows(Mapping):
     __slots__ = ("names", "cells", "sizes", "mtime_ns", "valid", "_make", "_where")
 
     def __init__(self, names: list[str], cells: list, sizes: list[int], mtime_ns: int | None,
-                 make: Callable[[int, int], Entry]):
+                 make: Callable[[int, int], Entry], valid: bool | None = None):
         self.names = names
         self.cells = cells
         self.sizes = sizes
@@ -39,10 +39,8 @@ class Rows(Mapping):
         self._make = make
         self._where: dict[str, int] | None = None
         # every name one valid component (not empty, no "/", no NUL, not a dot name):
-        # tested on the names joined, once per listing rather than once per name
-        joined = f"/{'/'.join(names)}/"
-        self.valid = not names or ("\0" not in joined and joined.count("/") == len(names) + 1
-                                   and "//" not in joined and "/./" not in joined and "/../" not in joined)
+        # `valid` when the maker knows, else tested on the names joined (once per listing)
+        self.valid = valid if valid is not None else plain_names(names)
 
     def _index(self) -> dict[str, int]:
         """name -> row (made on the first question by name: `find` asks none)."""
@@ -97,6 +95,16 @@ class Rows(Mapping):
 
     def __repr__(self) -> str:
         return f"Rows({len(self.names)} names)"
+
+
+def plain_names(names: list[str]) -> bool:
+    """True when every name is one valid component: not empty, no "/", no NUL, not
+    "." or ".." (tested on the names joined: no step per name)."""
+    if not names:
+        return True
+    joined = f"/{'/'.join(names)}/"
+    return ("\0" not in joined and joined.count("/") == len(names) + 1 and "//" not in joined
+            and "/./" not in joined and "/../" not in joined)
 
 
 def rows_of(kids: Mapping[str, Entry]) -> Rows:

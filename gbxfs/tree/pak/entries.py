@@ -104,11 +104,19 @@ class PakTree:
     folders (tree/pak/index.py) and how entries are made. The table and the
     index live in ctx.cache (made again when evicted); so do the listings."""
 
-    __slots__ = ("arc", "ctx", "mtime", "root_extra", "_index_key")
+    __slots__ = ("arc", "ctx", "mtime", "root_extra", "_index_key", "_bad")
 
     def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
         self._index_key = ("pak.index", arc)
+        self._bad = None
+
+    def static_check(self):
+        """The archive's static_check (made once: asked per listing)."""
+        bad = self._bad
+        if bad is None:
+            bad = self._bad = self.arc.static_check()
+        return bad
 
     def index(self) -> PakIndex:
         arc = self.arc
@@ -197,7 +205,23 @@ class PakFolder(Dir):
         return kids
 
     def children(self) -> Mapping[str, Entry]:
-        kids = self._listing()
+        return self._shown(self._listing())
+
+    def listing_nowait(self) -> Mapping[str, Entry] | None:
+        """children() if it answers without work, else None (event loop): loaded(),
+        lists_from_memory and children() in one, for the folder `find` enters next."""
+        cache = self._tree.ctx.cache
+        # a first listing (every folder `find` enters) misses: looked at without the lock
+        kids = cache.get(self._key) if cache.peek(self._key) is not None else None
+        if kids is None:
+            have = self._tree.in_memory() if self._cheap else None
+            if have is None:
+                return None
+            kids = self._listed(have, missed=True)
+        return self._shown(kids)
+
+    def _shown(self, kids: Rows) -> Mapping[str, Entry]:
+        """The listing as shown: with error.txt once an entry is known to be unverifiable."""
         if not EntryError.any_set:      # no entry anywhere ever found bad: nothing to look for
             return kids
         # entries not made yet are unread: only a made one can know it is unverifiable

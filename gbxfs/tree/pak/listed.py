@@ -23,7 +23,7 @@ from gbxfs.tree.model import Entry
 from gbxfs.tree.pak.files import PakEntryFile
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.names import typed_name
-from gbxfs.tree.rows import Rows
+from gbxfs.tree.rows import Rows, plain_names
 
 
 class _PlainFile:
@@ -58,7 +58,8 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
                      and n[-4:].lower() == ".gbx"]
     else:
         names, cells, sizes, (file_sizes, stored, offsets, flags) = got
-        rows = Rows(names, cells, sizes, mtime, make)
+        # the files' names were tested; folders' are components of split names; extras' fixed
+        rows = Rows(names, cells, sizes, mtime, make, valid=True)
         skip = len(names) - len(stored)         # the extras and the folders
         files = names[skip:]
         named_gbx = [n for n in names[len(extras):skip] if n[-4:].lower() == ".gbx"]
@@ -70,7 +71,7 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
                 rows.cells[skip + k] = make_gbx(files[k], rows.cells[skip + k])
                 rows.sizes[skip + k] = -1
                 named_gbx.append(files[k])
-        bad = arc.static_check()        # both archive kinds: a file's table fields say it is unreadable
+        bad = tree.static_check()       # both archive kinds: a file's table fields say it is unreadable
         for k in itertools.compress(range(len(files)), map(bad, file_sizes, stored, offsets, flags)):
             if rows.sizes[skip + k] >= 0:       # a plain file (a GBX folder verifies when opened)
                 rows.at(skip + k).entry     # made now: an unreadable file shows in error.txt at once
@@ -97,11 +98,8 @@ def _plain_rows(node: int, table: FileTable, index: PakIndex, extras: list[Entry
     folders = [name for _, name, _ in subs]
     # PakIndex.listing would change a name that is not one plain component, a name
     # without an extension (typed from its class), a name taken (made unique)
-    if files:
-        joined = f"/{'/'.join(files)}/"
-        if ("\0" in joined or joined.count("/") != len(files) + 1 or "//" in joined or "/./" in joined
-                or "/../" in joined or (typed_names and not all(["." in name for name in files]))):
-            return None
+    if not plain_names(files) or (typed_names and not all(["." in name for name in files])):
+        return None
     shown = [e.name for e in extras] if extras else []
     skip = len(shown) + len(folders)
     shown += folders
@@ -121,7 +119,7 @@ def _file_by_file(tree, node: int, table: FileTable, index: PakIndex, extras: li
     """PakIndex.listing's names, every entry made (sub-paths, names to fix)."""
     arc, ctx, mtime = tree.arc, tree.ctx, tree.mtime
     gbx_folders = ctx.gbx_mode == "folder"
-    bad = arc.static_check()
+    bad = tree.static_check()
     version = arc.version
     typed_names = ctx.typed_names
 
