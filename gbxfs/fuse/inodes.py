@@ -194,7 +194,9 @@ class InodeTable:
             node = self._nodes.get(inode)
             if node is None:
                 node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns, access)
-                leaf = self._leaves.pop(inode)     # looked up on its own now: a full node
+                # looked up on its own now: a full node (no probe while no leaf is counted:
+                # a first `find`, its files pending; _flush merges those)
+                leaf = self._leaves.pop(inode) if len(self._leaves) else None
                 if leaf is not None:
                     node.lookups = leaf[1]
                     self._unleaf(leaf[0])
@@ -209,9 +211,9 @@ class InodeTable:
         return node
 
     def forget(self, inode: int, count: int) -> None:
+        self._flush()       # a pending listing may hold references to a full node too
         node = self._nodes.get(inode)
         if node is None:
-            self._flush()
             leaf = self._leaves.forget(inode, count)
             if leaf is not None and not leaf[1]:
                 self._unleaf(leaf[0])

@@ -150,6 +150,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     if h.hash is None:
         h.hash = folder_hash(dirnode.path)
     base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
+    mask, root = INODE_MASK, ROOT_INODE
     mtime, dpath = dirnode.mtime_ns, dirnode.path
     shared = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
@@ -162,9 +163,9 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         bname = name.encode(FS_ENCODING, FS_ERRORS)
         x = base.copy()
         x.update(bname)
-        ino = from_bytes(x.digest(), "little") & INODE_MASK
+        ino = from_bytes(x.digest(), "little") & mask
         size = row_sizes[k]
-        if size >= 0 and short and ino > ROOT_INODE and full(ino) is None:
+        if size >= 0 and short and ino > root and full(ino) is None:
             if shared is None:
                 shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
             shared.st_ino = ino

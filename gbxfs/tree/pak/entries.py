@@ -123,10 +123,12 @@ class PakTree:
         return self.ctx.cache.get_or_make(self._index_key, lambda: _made_index(arc.files))
 
     def in_memory(self) -> tuple[FileTable, PakIndex] | None:
-        """The table and the index if both are in memory now (no reading or parsing needed)."""
-        table = self.arc.table_in_memory()
-        index = self.ctx.cache.get(self._index_key)
-        return None if table is None or index is None else (table, index)
+        """The table and the index if both are in memory now (no reading or parsing needed).
+        The index is looked at without counting a use (asked per folder listed: the
+        table's use counts for both)."""
+        index = self.ctx.cache.peek(self._index_key)
+        table = self.arc.table_in_memory() if index is not None else None
+        return None if table is None else (table, index)
 
     def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None,
                 parent: "PakFolder | None" = None) -> Rows:
