@@ -51,7 +51,12 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
             rows.sizes[i], None
         return e
 
-    got = _plain_rows(node, table, index, extras, reserved, ctx.typed_names, make_folder)
+    version = arc.version
+
+    def typed(name: str, class_id: int) -> str | None:
+        return typed_name(name, class_id, version)
+
+    got = _plain_rows(node, table, index, extras, reserved, typed if ctx.typed_names else None, make_folder)
     if got is None:
         rows = _file_by_file(tree, node, table, index, extras, reserved, make_folder, make_gbx)
         named_gbx = [n for n, e in zip(rows.names, rows.cells) if e.__class__ is not int and e.is_dir
@@ -86,19 +91,22 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
 
 
 def _plain_rows(node: int, table: FileTable, index: PakIndex, extras: list[Entry], reserved: frozenset[str],
-                typed_names: bool, make_folder: Callable[[str, int], Entry]):
+                typed: Callable[[str, int], str | None] | None, make_folder: Callable[[str, int], Entry]):
     """(names, cells, sizes, (sizes, stored sizes, offsets, flags) of the files) when
     no name of the node needs fixing (PakIndex.listing would show its folders, then its
-    files, under their stored names), else None."""
+    files, under their stored names, typed by `typed(name, class id)` where they have no
+    extension), else None."""
     plain = index.plain(node)
     if plain is None:
         return None
     subs, ids = plain
-    files, (_, sizes, stored, offsets, _, flags) = table.named_columns(ids)
+    files, (_, sizes, stored, offsets, class_ids, flags) = table.named_columns(ids)
     folders = [name for _, name, _ in subs]
-    # PakIndex.listing would change a name that is not one plain component, a name
-    # without an extension (typed from its class), a name taken (made unique)
-    if not plain_names(files) or (typed_names and not all(["." in name for name in files])):
+    if typed is not None:       # a name without an extension gets its class's (PakIndex.listing)
+        for k in [k for k, name in enumerate(files) if "." not in name]:
+            files[k] = typed(files[k], class_ids[k]) or files[k]
+    # PakIndex.listing would change a name that is not one plain component, a name taken (made unique)
+    if not plain_names(files):
         return None
     shown = [e.name for e in extras] if extras else []
     skip = len(shown) + len(folders)
