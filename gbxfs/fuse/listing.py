@@ -2,8 +2,9 @@
 
 `find` over a Packs folder is a readdirplus of every folder, each entry with
 its attributes, and the kernel counts a reference to each (fuse/leaves.py).
-Nearly every entry is then a file that inherits its folder's mtime and access
-and has no inode node of its own: it takes the short way, with its number
+The listing is rows (tree/rows.py): nearly every entry is then a file row with
+its size, inheriting its folder's mtime and access, whose entry is not even made,
+and with no inode node of its own: it takes the short way, with its number
 hashed on from its folder's path (inodes.folder_hash), one EntryAttributes
 shared by all such files (changed per file: pyfuse3 copies it into the reply at
 once) and the references counted in one pass per reply. Everything else goes the

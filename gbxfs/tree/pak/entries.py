@@ -94,7 +94,8 @@ class PakGbxDir(Dir):
 # a folder of at most this many entries is listed from memory in well under a
 # millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
 CHEAP_LISTING = 256
-# what one listed entry keeps alive (its tree object, its PakEntry and record), measured
+# what one listed entry keeps alive (its tree object, its PakEntry and record: a file is
+# a row of the listing until asked for, tree/pak/listed.py, so an upper bound), measured
 # with tracemalloc over listings of a pak's folders (about 1050 bytes: tests/tree/test_pak_table.py); rounded up
 LISTED_ENTRY_COST = 1280
 
