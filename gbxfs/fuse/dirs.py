@@ -56,7 +56,7 @@ class DirectoryOps:
                 if not pyfuse3.readdir_reply(token, DOTS[pos], dot_attributes(h.parent if pos else h.node), pos + 1):
                     return
                 pos += 1
-            if pos < len(h.rows) + 2:
+            if pos < len(h.rows.names) + 2:
                 await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
         except Exception as e:
             raise failure("readdir", (fh, start_id), e) from None

@@ -204,7 +204,7 @@ class PakFolder(Dir):
                 kids = cache.peek(self._key)     # made by another thread meanwhile?
                 if kids is None:
                     kids = self._tree.listing(self._node, have, self)
-                    cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids) + ITEM_OVERHEAD)
+                    cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids.names) + ITEM_OVERHEAD)
         return kids
 
     def children(self) -> Mapping[str, Entry]:
