@@ -73,7 +73,7 @@ def _as_rows(kids: Mapping[str, Entry], mtime: int) -> Rows:
     return Rows(list(kids), cells, sizes, mtime, _made)
 
 
-def _made(i: int, token: int) -> Entry:
+def _made(rows: Rows, i: int, token: int) -> Entry:
     raise AssertionError("a listing of entries has every entry made")
 
 

@@ -6,14 +6,14 @@ file is looked up, opened or read ahead, or when something iterates the
 listing's values. Until then a row is its name, its size and a token the
 listing's maker turns into the entry (a table index).
 
-    rows = Rows(names, cells, sizes, mtime_ns, make)
+    rows = Rows(names, cells, sizes, mtime_ns, make)     # make(rows, i, token) -> the entry of row i
     rows[name], rows.get(name), name in rows, list(rows)    # a Mapping[str, Entry]
     rows.at(i)          # the entry of row i, made now if it was not yet
     rows.sizes[i]       # >= 0: a plain file of that size whose mtime is mtime_ns and
                         # whose access is None (inherited): the FUSE layer answers its
                         # readdirplus entry from the row; -1: ask the entry
 
-`cells[i]` is the entry, or (not made yet) an int handed to make(i, token); the
+`cells[i]` is the entry, or (not made yet) an int handed to make(rows, i, token); the
 same entry is returned every time (the FUSE layer compares entries by identity).
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Rows(Mapping):
     __slots__ = ("names", "cells", "sizes", "mtime_ns", "valid", "_make", "_where")
 
     def __init__(self, names: list[str], cells: list, sizes: list[int], mtime_ns: int | None,
-                 make: Callable[[int, int], Entry], valid: bool | None = None):
+                 make: "Callable[[Rows, int, int], Entry]", valid: bool | None = None):
         self.names = names
         self.cells = cells
         self.sizes = sizes
@@ -55,7 +55,7 @@ class Rows(Mapping):
             with _MAKING:
                 x = self.cells[i]
                 if x.__class__ is int:
-                    x = self.cells[i] = self._make(i, x)
+                    x = self.cells[i] = self._make(self, i, x)
         return x
 
     def position(self, name: str) -> int | None:
@@ -114,5 +114,5 @@ def rows_of(kids: Mapping[str, Entry]) -> Rows:
     return Rows(list(kids), list(kids.values()), [-1] * len(kids), None, _never)
 
 
-def _never(i: int, token: int) -> Entry:
+def _never(rows: Rows, i: int, token: int) -> Entry:
     raise AssertionError("a listing made of entries has no row to make")

@@ -42,21 +42,8 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
     as PakIndex.listing orders and names them. make_folder(name, node id) makes a
     sub-folder, make_gbx(name, table index) a GBX file shown as a folder."""
     arc, ctx, mtime = tree.arc, tree.ctx, tree.mtime
-    gbx_folders = ctx.gbx_mode == "folder"
-
-    def make(i: int, token: int) -> Entry:
-        # PakEntryFile.__init__'s slots, set here (tests/tree/test_pak_index_order.py)
-        e = object.__new__(PakEntryFile)
-        e.name, e.mtime_ns, e.access, e._tree, e._index, e._size, e._src = rows.names[i], mtime, None, tree, token, \
-            rows.sizes[i], None
-        return e
-
-    version = arc.version
-
-    def typed(name: str, class_id: int) -> str | None:
-        return typed_name(name, class_id, version)
-
-    got = _plain_rows(node, table, index, extras, reserved, typed if ctx.typed_names else None, make_folder)
+    make = tree.file_row        # a row's PakEntryFile
+    got = _plain_rows(node, table, index, extras, reserved, arc.version if ctx.typed_names else None, make_folder)
     if got is None:
         rows = _file_by_file(tree, node, table, index, extras, reserved, make_folder, make_gbx)
         named_gbx = [n for n, e in zip(rows.names, rows.cells) if e.__class__ is not int and e.is_dir
@@ -66,10 +53,10 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
         # the files' names were tested; folders' are components of split names; extras' fixed
         rows = Rows(names, cells, sizes, mtime, make, valid=True)
         skip = len(names) - len(stored)         # the extras and the folders
-        files = names[skip:]
-        named_gbx = [n for n in names[len(extras):skip] if n[-4:].lower() == ".gbx"]
-        if gbx_folders:
+        named_gbx = [n for n in names[len(extras):skip] if n[-4:].lower() == ".gbx"] if skip else []
+        if stored and ctx.gbx_mode == "folder":
             # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
+            files = names[skip:]
             lower = map(str.lower, files)
             for k in itertools.compress(range(len(files)), map(operator.and_, map(bool, file_sizes),
                                                                 map(str.endswith, lower, itertools.repeat(".gbx")))):
@@ -77,7 +64,7 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
                 rows.sizes[skip + k] = -1
                 named_gbx.append(files[k])
         bad = tree.static_check()       # both archive kinds: a file's table fields say it is unreadable
-        for k in itertools.compress(range(len(files)), map(bad, file_sizes, stored, offsets, flags)):
+        for k in itertools.compress(range(len(stored)), map(bad, file_sizes, stored, offsets, flags)):
             if rows.sizes[skip + k] >= 0:       # a plain file (a GBX folder verifies when opened)
                 rows.at(skip + k).entry     # made now: an unreadable file shows in error.txt at once
     # maps.csv / replays.csv under names no archive entry has: only GBX folders can be
@@ -91,11 +78,11 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
 
 
 def _plain_rows(node: int, table: FileTable, index: PakIndex, extras: list[Entry], reserved: frozenset[str],
-                typed: Callable[[str, int], str | None] | None, make_folder: Callable[[str, int], Entry]):
+                typed: int | None, make_folder: Callable[[str, int], Entry]):
     """(names, cells, sizes, (sizes, stored sizes, offsets, flags) of the files) when
     no name of the node needs fixing (PakIndex.listing would show its folders, then its
-    files, under their stored names, typed by `typed(name, class id)` where they have no
-    extension), else None."""
+    files, under their stored names, typed for a pak of version `typed` where they have
+    no extension; None: never typed), else None."""
     plain = index.plain(node)
     if plain is None:
         return None
@@ -104,7 +91,7 @@ def _plain_rows(node: int, table: FileTable, index: PakIndex, extras: list[Entry
     folders = [name for _, name, _ in subs]
     if typed is not None:       # a name without an extension gets its class's (PakIndex.listing)
         for k in [k for k, name in enumerate(files) if "." not in name]:
-            files[k] = typed(files[k], class_ids[k]) or files[k]
+            files[k] = typed_name(files[k], class_ids[k], typed) or files[k]
     # PakIndex.listing would change a name that is not one plain component, a name taken (made unique)
     if not plain_names(files):
         return None
@@ -150,5 +137,5 @@ def _file_by_file(tree, node: int, table: FileTable, index: PakIndex, extras: li
     return Rows(list(kids), cells, sizes, mtime, _made_already)
 
 
-def _made_already(i: int, token: int) -> Entry:
+def _made_already(rows: Rows, i: int, token: int) -> Entry:
     raise AssertionError("a pak listing made file by file has every entry made")
