@@ -49,14 +49,21 @@ class PakIndex:
 
     def __init__(self, table: FileTable):
         self.nodes = [_Node()]
-        for folder in table.folders:
-            self.nodes[self._node(folder.parts, -1)].folders.append(folder.index)
+        node_of = [self._node(folder.parts, -1) for folder in table.folders]     # by table folder
+        for folder, node in zip(table.folders, node_of):
+            self.nodes[node].folders.append(folder.index)
         special = table.special()
         self.special = frozenset(special)
+        # the nodes some file of which comes from a sub-path (plain() is None): the nodes
+        # such files show in, and those where they create a sub-folder
+        mixed: set[int] = set()
         for i in special:
             parts = table[i].parts
             if parts:
-                self.nodes[self._node(parts[:-1], i)].extra.append(i)
+                node = self._node(parts[:-1], i, mixed)
+                self.nodes[node].extra.append(i)
+                mixed.add(node)
+        self.mixed = frozenset(mixed)
         column = table.folder
         # table order is usually folder by folder: then a folder's files are one range of it
         if table.grouped:
@@ -68,18 +75,19 @@ class PakIndex:
             counts = Counter(column)
             self.starts = array("I", [0])
             self.starts.extend(itertools.accumulate(map(counts.__getitem__, range(len(table.folders)))))
-        # what each node lists (size()), and the nodes some file of which comes from a sub-path
-        # (plain() is None): asked per folder a listing shows and per folder listed
+        # what each node lists (size(): asked per folder a listing shows)
         starts = self.starts
-        self.counts = array("I", (len(n.subs) + len(n.extra) + sum(starts[f + 1] - starts[f] for f in n.folders)
-                                  for n in self.nodes))
-        self.mixed = frozenset(k for k, n in enumerate(self.nodes)
-                               if n.extra or any(created >= 0 for created, _, _ in n.subs))
+        self.counts = array("I", [len(n.subs) + len(n.extra) for n in self.nodes])
+        for folder, node in zip(table.folders, node_of):
+            self.counts[node] += starts[folder.index + 1] - starts[folder.index]
         self.nbytes = (sys.getsizeof(self) + NODE_COST * len(self.nodes) + 4 * len(self.starts)
                        + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special)
                        + 4 * len(self.counts) + 64 * len(self.mixed))
 
-    def _node(self, parts: Iterable[str], created: int) -> int:
+    def _node(self, parts: Iterable[str], created: int, mixed: set[int] | None = None) -> int:
+        """The node of path `parts`, made with its missing parents; `created`: the
+        file index whose sub-path makes them (-1: the folder table), their parents
+        then added to `mixed`."""
         d = 0
         for p in parts:
             node = self.nodes[d]
@@ -88,6 +96,8 @@ class PakIndex:
                 sub = node.by_name[p] = len(self.nodes)
                 self.nodes.append(_Node())
                 node.subs.append((created, p, sub))
+                if created >= 0:
+                    mixed.add(d)
             d = sub
         return d
 
