@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import weakref
+from array import array
 
 import pyfuse3
 
@@ -30,6 +31,8 @@ from gbxfs.fuse.leaves import Leaves
 from gbxfs.tree.model import Access, Entry
 
 ROOT_INODE = pyfuse3.ROOT_INODE
+# listed files whose counting may wait (InodeTable.add_leaves): 1 MiB of inode numbers
+PENDING_MAX = 1 << 17
 INODE_MASK = (1 << 63) - 1
 # what a full node keeps alive, counted for the cache's bound (nbytes): the object
 # and its slots, its path, the weak reference to its entry and its table slot
@@ -113,17 +116,44 @@ class InodeTable:
         # full(inode): the full node with this number (never a listed file's made-up one)
         self.full = self._nodes.get
         self._leaves = Leaves()
+        # listed files not counted in _leaves yet: (folder inode, their inodes), counted
+        # when a file the kernel holds from a listing is first asked about (_flush).
+        # `find` lists every file and asks about none: it never pays for them
+        self._pending: list[tuple[int, array]] = []
+        self._pending_count = 0
 
     def __len__(self) -> int:
+        self._flush()
         return len(self._nodes) + len(self._leaves)
 
     def nbytes(self) -> int:
-        """About the memory the table keeps (read from any thread: two lengths)."""
-        return NODE_BYTES * len(self._nodes) + self._leaves.nbytes()
+        """About the memory the table keeps (read from any thread: lengths only;
+        listed files not counted yet are 8 bytes each in their arrays)."""
+        return NODE_BYTES * len(self._nodes) + self._leaves.nbytes() + 8 * self._pending_count
+
+    def _flush(self) -> None:
+        """Count the pending listed files in _leaves, as add_leaves did at once: a
+        file that became a full node meanwhile (looked up) adds to its lookups."""
+        if not self._pending:
+            return
+        pending, self._pending, self._pending_count = self._pending, [], 0
+        nodes = self._nodes
+        for folder_inode, keys in pending:
+            held = nodes.keys() & keys
+            if held:
+                for k in held:
+                    nodes[k].lookups += 1
+                keys = [k for k in keys if k not in held]
+            new = self._leaves.add_many(keys, folder_inode)
+            folder = nodes.get(folder_inode)
+            if folder is not None and new != len(keys) + len(held):     # add_leaves counted them all
+                folder.leaves += new - len(keys) - len(held)
+                self._drop_unused(folder)
 
     def get(self, inode: int) -> Inode | None:
         node = self._nodes.get(inode)
         if node is None:
+            self._flush()
             leaf = self._leaves.get(inode)
             folder = None if leaf is None else self._nodes.get(leaf[0])
             if folder is not None:
@@ -142,8 +172,13 @@ class InodeTable:
 
     def add_leaves(self, folder: Inode, inodes: list[int]) -> None:
         """remember_listed for files a listing of `folder` showed that have no
-        node (full(inode) is None), `folder` having one: in one pass."""
-        folder.leaves += self._leaves.add_many(inodes, folder.inode)
+        node (full(inode) is None), `folder` having one: counted when first needed
+        (_flush), the folder's node kept meanwhile."""
+        self._pending.append((folder.inode, array("Q", inodes)))
+        folder.leaves += len(inodes)
+        self._pending_count += len(inodes)
+        if self._pending_count > PENDING_MAX:      # 8 bytes each: repeated listings must not pile up
+            self._flush()
 
     def number(self, path: str) -> int:
         """The inode number `path` has, or would get if remembered now."""
@@ -168,7 +203,9 @@ class InodeTable:
             node = self._nodes.get(inode)
             if node is None:
                 node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns, access)
-                leaf = self._leaves.pop(inode)     # looked up on its own now: a full node
+                # looked up on its own now: a full node (no probe while no leaf is counted:
+                # a first `find`, its files pending; _flush merges those)
+                leaf = self._leaves.pop(inode) if len(self._leaves) else None
                 if leaf is not None:
                     node.lookups = leaf[1]
                     self._unleaf(leaf[0])
@@ -183,6 +220,7 @@ class InodeTable:
         return node
 
     def forget(self, inode: int, count: int) -> None:
+        self._flush()       # a pending listing may hold references to a full node too
         node = self._nodes.get(inode)
         if node is None:
             leaf = self._leaves.forget(inode, count)

@@ -2,8 +2,9 @@
 
 `find` over a Packs folder is a readdirplus of every folder, each entry with
 its attributes, and the kernel counts a reference to each (fuse/leaves.py).
-Nearly every entry is then a file that inherits its folder's mtime and access
-and has no inode node of its own: it takes the short way, with its number
+The listing is rows (tree/rows.py): nearly every entry is then a file row with
+its size, inheriting its folder's mtime and access, whose entry is not even made,
+and with no inode node of its own: it takes the short way, with its number
 hashed on from its folder's path (inodes.folder_hash), one EntryAttributes
 shared by all such files (changed per file: pyfuse3 copies it into the reply at
 once) and the references counted in one pass per reply. Everything else goes the
@@ -23,6 +24,7 @@ import pyfuse3
 from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
 from gbxfs.tree.model import Dir, Entry
+from gbxfs.tree.rows import Rows
 
 log = logging.getLogger("gbxfs.fuse")
 
@@ -30,16 +32,15 @@ log = logging.getLogger("gbxfs.fuse")
 READDIR_BATCH = 128
 
 class DirHandle:
-    __slots__ = ("node", "entry", "names", "entries", "hash", "parent", "sizes")
+    __slots__ = ("node", "entry", "rows", "hash", "parent", "sizes")
 
     def __init__(self, node: Inode, entry: Dir):
         self.node = node
         self.entry = entry      # held while the folder is open
-        # the snapshot taken on the first readdir (snapshot()): names and entries by
-        # position, "." and ".." first, so offsets stay valid for this handle even if
-        # the directory is re-listed meanwhile
-        self.names: list[str] | None = None
-        self.entries: list[Entry | None] | None = None
+        # the snapshot taken on the first readdir (snapshot()): the listing's rows, whose
+        # names never change, so offsets stay valid for this handle even if the directory
+        # is re-listed meanwhile; position p >= 2 is row p - 2 ("." and ".." come first)
+        self.rows: Rows | None = None
         self.hash = None        # the folder's path hash (inodes.folder_hash): numbers its entries
         self.parent = node      # the node ".." shows (set with the snapshot)
         self.sizes: dict[int, int] | None = None    # sizes made with the listing, by position
@@ -55,33 +56,45 @@ def inherit(entry: Entry, parent: Inode):
 def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]:
     """The folder's listing and the sizes that need work of its first READDIR_BATCH
     entries (worker thread): a folder listed in a worker thread is not visited
-    a second time for them (a pak's .pak-info.txt)."""
+    a second time for them (a pak's .pak-info.txt). A row's entry not made yet
+    has its size in the row."""
     kids = folder.children()
-    return kids, {n: file_size(e) for n, e in itertools.islice(kids.items(), READDIR_BATCH) if needs_work(e)}
+    first = kids.first_made(READDIR_BATCH) if isinstance(kids, Rows) else itertools.islice(kids.items(), READDIR_BATCH)
+    return kids, {n: file_size(e) for n, e in first if needs_work(e)}
+
+
+def _as_rows(kids: Mapping[str, Entry], mtime: int) -> Rows:
+    """A listing of entries as rows, the size in the row of each file that takes
+    reply_listed's short way: a file inheriting the folder's mtime and access
+    whose size is known without work."""
+    cells = list(kids.values())
+    sizes = [-1 if e.is_dir or e.access is not None or (e.mtime_ns is not None and e.mtime_ns != mtime)
+             or (size := e.size_hint()) is None else size for e in cells]
+    return Rows(list(kids), cells, sizes, mtime, _made)
+
+
+def _made(rows: Rows, i: int, token: int) -> Entry:
+    raise AssertionError("a listing of entries has every entry made")
 
 
 def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes: dict[str, int] | None = None) -> None:
-    """Set the handle's names and entries: ".", "..", then the listing's valid
-    names; `sizes` (listed_with_sizes) become the handle's sizes by position."""
+    """Set the handle's rows: the listing's (tree/rows.py) or made from its entries,
+    without the names that are not one valid component; `sizes`
+    (listed_with_sizes) become the handle's sizes by position."""
     h.parent = inodes.parent_of(h.node) or h.node
-    names: list[str] = [".", ".."]
-    names += kids
-    entries: list[Entry | None] = [None, None]      # the dots' entries: never asked for
-    entries += kids.values()
-    # every name valid (one component, not empty, no dot name): tested on the names
-    # joined, which runs once per listing rather than once per name
-    if kids and ("\0" in (joined := "/".join(kids)) or joined.count("/") != len(kids) - 1
-                 or "" in kids or "." in kids or ".." in kids):
-        names[2:], entries[2:] = [], []
-        for n, e in kids.items():
+    rows = kids if isinstance(kids, Rows) else _as_rows(kids, h.node.mtime_ns)
+    if not rows.valid:
+        keep = []
+        for k, n in enumerate(rows.names):
             if n and n != "." and n != ".." and "/" not in n and "\0" not in n:
-                names.append(n)
-                entries.append(e)
+                keep.append(k)
             else:
                 log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", n)
-    h.names, h.entries = names, entries
+        rows = Rows([rows.names[k] for k in keep], [rows.at(k) for k in keep], [rows.sizes[k] for k in keep],
+                    rows.mtime_ns, _made)
+    h.rows = rows
     if sizes:
-        h.sizes = {pos: sizes[n] for pos, n in enumerate(names) if pos > 1 and n in sizes}
+        h.sizes = {pos: sizes[n] for pos, n in enumerate(rows.names, 2) if n in sizes}
 
 
 DOTS = (b".", b"..")
@@ -133,22 +146,38 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     """readdirplus replies for the handle's entries from position pos on (pos >= 2:
     "." and ".." are the caller's); entry i is followed by offset i + 1. `work(fn)`
     runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time)."""
-    names, entries, dirnode = h.names, h.entries, h.node
+    rows, dirnode = h.rows, h.node
+    names, row_sizes = rows.names, rows.sizes
     if h.hash is None:
         h.hash = folder_hash(dirnode.path)
     base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
+    mask, root = INODE_MASK, ROOT_INODE
     mtime, dpath = dirnode.mtime_ns, dirnode.path
     shared = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
+    # a row's size given (>= 0): a file with the rows' mtime and the folder's access
+    short = leaves is not None and rows.mtime_ns == mtime
     sizes = h.sizes or {}       # sizes computed in a worker thread, by position
-    for pos in range(pos, len(names)):
-        name = names[pos]
-        entry = entries[pos]
+    for k in range(pos - 2, len(names)):
+        name = names[k]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
         x = base.copy()
         x.update(bname)
-        ino = from_bytes(x.digest(), "little") & INODE_MASK
+        ino = from_bytes(x.digest(), "little") & mask
+        size = row_sizes[k]
+        if size >= 0 and short and ino > root and full(ino) is None:
+            if shared is None:
+                shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
+            shared.st_ino = ino
+            shared.st_size = size
+            shared.st_blocks = (size + 511) >> 9
+            if not reply(token, bname, shared, k + 3):
+                break
+            leaves.append(ino)
+            continue
+        pos = k + 2
+        entry = rows.at(k)
         is_dir = entry.is_dir
         size = 0 if is_dir else entry.size_hint()
         if size is None:
@@ -157,21 +186,10 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             if leaves:       # counted before waiting: the kernel has them
                 inodes.add_leaves(dirnode, leaves)
                 leaves.clear()
-            batch = entries[pos:pos + READDIR_BATCH]
+            batch = [rows.at(j) for j in range(k, min(k + READDIR_BATCH, len(names)))]
             got = await work(lambda: [file_size(e) for e in batch])
             sizes = dict(zip(range(pos, pos + len(got)), got))
             size = sizes[pos]
-        if (not is_dir and leaves is not None and ino > ROOT_INODE and entry.access is None
-                and ((m := entry.mtime_ns) is None or m == mtime) and full(ino) is None):
-            if shared is None:
-                shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
-            shared.st_ino = ino
-            shared.st_size = size
-            shared.st_blocks = (size + 511) >> 9
-            if not reply(token, bname, shared, pos + 1):
-                break
-            leaves.append(ino)
-            continue
         node = full(ino)
         path = f"{dpath}/{name}" if dpath else name       # inodes.child_path
         if ino <= ROOT_INODE or (node is not None and node.path != path):

@@ -22,7 +22,8 @@ from gbxfs.fuse import readable
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
-from gbxfs.fuse.listing import DOTS, DirHandle, dot_attributes, inherit, listed_with_sizes, reply_listed, snapshot
+from gbxfs.fuse.dirs import DirectoryOps
+from gbxfs.fuse.listing import DirHandle, inherit
 from gbxfs.fuse.runner import hand_over
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -37,7 +38,7 @@ NAMES_ON_LOOP = 256
 NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
 
 
-class Operations(pyfuse3.Operations):
+class Operations(DirectoryOps, pyfuse3.Operations):
     supports_dot_lookup = True
     enable_writeback_cache = False
 
@@ -132,9 +133,8 @@ class Operations(pyfuse3.Operations):
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
             raise fail(errno.ENOTDIR)
-        if entry.loaded() or entry.lists_from_memory:
-            return entry.children()
-        return await self._work(entry.children)
+        kids = entry.listing_nowait()
+        return kids if kids is not None else await self._work(entry.children)
 
     async def _child(self, entry: Entry, name: str) -> Entry | None:
         """What a lookup finds: a real folder re-checks the file on disk first."""
@@ -213,48 +213,6 @@ class Operations(pyfuse3.Operations):
             return node.attrs
         entry = await self._entry(node)
         return self._attrs(node, await self._size(entry), entry)
-
-    # -- directories -----------------------------------------------------
-
-    @handler
-    async def opendir(self, inode, ctx=None):
-        node = self._node(inode)
-        entry = node.entry      # at hand for a folder the kernel got from a listing
-        if entry is None:
-            entry = await self._entry(node)
-        if not isinstance(entry, Dir):
-            raise fail(errno.ENOTDIR)
-        fh = next(self._fh)
-        self._dirs[fh] = DirHandle(node, entry)
-        return fh
-
-    @handler
-    async def readdir(self, fh, start_id, token):
-        h = self._dirs.get(fh)
-        if h is None:
-            raise fail(errno.EBADF)
-        if h.names is None:
-            entry = h.entry     # a Dir (opendir)
-            if entry.loaded() or entry.lists_from_memory:
-                kids, sizes = entry.children(), None
-            else:   # in a worker thread: the first sizes that need work too, in the same visit
-                kids, sizes = await self._work(listed_with_sizes, entry)
-            snapshot(self.inodes, h, kids, sizes)
-        # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
-        pos = start_id
-        while pos < 2:          # "." and ".."
-            if not pyfuse3.readdir_reply(token, DOTS[pos], dot_attributes(h.parent if pos else h.node), pos + 1):
-                return
-            pos += 1
-        if pos < len(h.names):
-            await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
-
-    @handler
-    async def releasedir(self, fh):
-        self._dirs.pop(fh, None)
-
-    async def fsyncdir(self, fh, datasync):
-        pass
 
     # -- files -----------------------------------------------------------
 

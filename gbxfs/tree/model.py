@@ -201,6 +201,13 @@ class Dir(Entry):
         """The children if they were ever listed, without listing (possibly stale)."""
         return self._children
 
+    def listing_nowait(self) -> Mapping[str, Entry] | None:
+        """children() if it answers without work (loaded() or lists_from_memory),
+        else None. Called on the event loop."""
+        if self.loaded() or self.lists_from_memory:
+            return self.children()
+        return None
+
     # True when child() checks the disk (a real folder): call it from a worker thread
     revalidates = False
 

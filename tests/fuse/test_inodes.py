@@ -98,6 +98,62 @@ def test_listed_files_are_held_compactly_under_their_folder():
     assert t.get(full.inode) is full and len(t) == 2
 
 
+def _held(t: InodeTable) -> dict[int, tuple[int, int]]:
+    """Every inode the table holds: (lookups, leaves) of nodes, (count, -1) of listed files."""
+    t._flush()
+    out = {n.inode: (n.lookups, n.leaves) for n in t._nodes.values()}
+    out.update({k: (c, -1) for k, c in zip(t._leaves._keys, t._leaves._counts) if k > 1})
+    return out
+
+
+def test_listed_files_counted_later_hold_what_counting_at_once_holds():
+    """add_leaves leaves a listing's files pending until a question needs them
+    (InodeTable._flush): replayed with lookups, re-listings, forgets and a file
+    whose path became a folder between the listing and the count, the table holds
+    the same references as one flushed after every call."""
+    import random
+    rnd = random.Random(5)
+    names = [f"f{i}" for i in range(40)]
+    for seed in range(20):
+        rnd.seed(seed)
+        lazy, eager = (InodeTable(Dir("r", children=[]), 0) for _ in range(2))
+        folder_entry = Dir("d", children=[])
+        for t in (lazy, eager):
+            t.remember("d", folder_entry, 5)
+        entries = {n: BytesFile(n, b"x") for n in names}
+        for step in range(60):
+            op = rnd.random()
+            picked = rnd.sample(names, rnd.randrange(1, 12))
+            counts = [rnd.randrange(1, 3) for _ in picked]
+            for t in (lazy, eager):
+                folder = t.get(t.number("d")) or t.remember("d", folder_entry, 5)
+                if op < 0.5:        # a listing's files (fuse/listing.py: those without a node)
+                    keys = [path_inode(f"d/{n}") for n in picked]
+                    t.add_leaves(folder, [k for k in keys if t.full(k) is None])
+                elif op < 0.7:      # a lookup of one of them: a full node
+                    t.remember(f"d/{picked[0]}", entries[picked[0]], 5)
+                elif op < 0.75:     # the path is a folder now (a real folder changed)
+                    t.remember(f"d/{picked[0]}", Dir(picked[0], children=[]), 5)
+                else:               # the kernel forgets some
+                    for n, c in zip(picked, counts):
+                        t.forget(path_inode(f"d/{n}"), c)
+                if t is eager:
+                    t._flush()
+            if step % 20 == 19:     # compared (so counted) now and then only: pending meanwhile
+                assert _held(lazy) == _held(eager), (seed, step)
+        assert len(lazy) == len(eager)
+
+
+def test_pending_listed_files_are_bounded(monkeypatch):
+    monkeypatch.setattr(inodes, "PENDING_MAX", 50)
+    t = InodeTable(Dir("r", children=[]), 0)
+    folder = t.remember("d", Dir("d", children=[]), 5)
+    for _ in range(10):         # the same folder listed again and again
+        t.add_leaves(folder, [path_inode(f"d/f{i}") for i in range(20)])
+        assert t._pending_count <= 50
+    assert len(t) == 22 and folder.leaves == 20      # len counts the pending ones first
+
+
 def test_parent_of_is_the_node_of_the_parent_path():
     """parent_of (a listing's ".."): the folder a sub-folder was listed in while
     that is its path's node, else what find_path finds; None for the root."""

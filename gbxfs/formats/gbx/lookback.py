@@ -97,3 +97,24 @@ def _read_id(r: Any, st: IdState) -> str | int:
     if n > len(st.strings):
         raise r.error(f"lookback string #{n} referenced, only {len(st.strings)} known", at)
     return st.strings[n - 1]
+
+
+_NEW_STRING = (b"\x00\x00\x00\x40", b"\x00\x00\x00\x80")
+
+
+def may_define_strings(raw: bytes, text: bool = False) -> bool:
+    """Could these chunk bytes define a new lookback string? A new string is written as
+    the index 0x40000000 (or 0x80000000), a u32 length and that many bytes, all inside
+    the chunk; bytes without such a pattern certainly define none (a back reference or a
+    number adds nothing to the list). False positives (e.g. the float 2.0) only cost
+    precision; there are no false negatives."""
+    if text:
+        return b"40000000" in raw or b"80000000" in raw
+    n = len(raw)
+    for pattern in _NEW_STRING:
+        i = raw.find(pattern)
+        while 0 <= i <= n - 8:
+            if i + 8 + int.from_bytes(raw[i + 4:i + 8], "little") <= n:
+                return True
+            i = raw.find(pattern, i + 1)
+    return False

@@ -23,6 +23,7 @@ from . import classdb
 from .decl import Registry, registry
 from .decl.frame import root_frame
 from .errors import GbxError
+from .lookback import may_define_strings
 from .model import Chunk, ExternalRef, Node, NodeRef
 from .encoding import SKIP_MARKER, unpack_i32 as _i32, unpack_u32 as _u32
 from .reader import GbxReader
@@ -43,12 +44,16 @@ class NodeWalker:
     """ReadNode and the node references that lead to it, with one set of declarations
     (`decls`; None: the shipped ones). Stateless: the reader holds the parse state."""
 
-    __slots__ = ("decls", "_classes", "on_chunk")
+    __slots__ = ("decls", "_classes", "on_chunk", "charge")
 
-    def __init__(self, decls: Registry | None = None, on_chunk: Callable[[Chunk], None] | None = None):
+    def __init__(self, decls: Registry | None = None, on_chunk: Callable[[Chunk], None] | None = None,
+                 charge: Callable[[Any, int], None] | None = None):
         self.decls = decls if decls is not None else registry()
         self._classes = self.decls.class_cache      # class id as stored -> _class_info
         self.on_chunk = on_chunk     # each chunk read, but one that ends the walk (tree/gbx/cost.py)
+        # charge(reader, nbytes): the generated decoders' word, before a loop or array
+        # is built, of the least it will hold (decl/itemcost.py); None: not asked
+        self.charge = charge
 
     def noderef(self, r: GbxReader) -> NodeRef | None:
         """A node reference: an index into the node list (the node follows when new)."""
@@ -298,27 +303,6 @@ def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: 
                              name=name))
 
 
-_NEW_STRING = (b"\x00\x00\x00\x40", b"\x00\x00\x00\x80")
-
-
-def may_define_strings(raw: bytes, text: bool = False) -> bool:
-    """Could these chunk bytes define a new lookback string? A new string is written as
-    the index 0x40000000 (or 0x80000000), a u32 length and that many bytes, all inside
-    the chunk; bytes without such a pattern certainly define none (a back reference or a
-    number adds nothing to the list). False positives (e.g. the float 2.0) only cost
-    precision; there are no false negatives."""
-    if text:
-        return b"40000000" in raw or b"80000000" in raw
-    n = len(raw)
-    for pattern in _NEW_STRING:
-        i = raw.find(pattern)
-        while 0 <= i <= n - 8:
-            if i + 8 + int.from_bytes(raw[i + 4:i + 8], "little") <= n:
-                return True
-            i = raw.find(pattern, i + 1)
-    return False
-
-
 @dataclass(eq=False)
 class BodyResult:
     """Outcome of walking a body.
@@ -342,12 +326,14 @@ class BodyResult:
 def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int | None = None,
               externals: dict | None = None, on_node: Callable[[int], None] | None = None,
               feed: Callable[[bytes], None] | None = None, size: int | None = None,
-              decls: Registry | None = None, on_chunk: Callable[[Chunk], None] | None = None) -> BodyResult:
+              decls: Registry | None = None, on_chunk: Callable[[Chunk], None] | None = None,
+              charge: Callable[[Any, int], None] | None = None) -> BodyResult:
     """Walk a body: ReadNode on the main node (slot 0) of class `class_id` (as stored).
 
     `source` is the body bytes or a pull source (pak entries; give `size` or a source
-    with `remaining` so that the end can be checked). `on_chunk`: see NodeWalker (what it raises leaves walk_body)."""
-    walker = NodeWalker(decls, on_chunk)
+    with `remaining` so that the end can be checked). `on_chunk`, `charge`: see
+    NodeWalker (what they raise leaves walk_body)."""
+    walker = NodeWalker(decls, on_chunk, charge)
     r = make_reader(source, text=text, num_nodes=num_nodes, externals=externals, on_node=on_node, feed=feed,
                     walker=walker)
     total = r.remaining if r.remaining is not None else size

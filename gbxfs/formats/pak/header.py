@@ -107,8 +107,18 @@ def read_tables(f: _Fields, stream, version: int) -> tuple[list[PakFolder], byte
     src = f.src
     n_folders = f.count("folders", FOLDER_MIN)
     raw_folders = []
-    for _ in range(n_folders):
-        raw_folders.append((f.i32(), f.string("folder")))
+    # f.i32() and f.string("folder") per folder, without their calls (thousands of folders):
+    # the same bytes asked for in the same order, so every page is fetched when it was
+    read, from_bytes = src.read, int.from_bytes
+    try:
+        for _ in range(n_folders):
+            parent = from_bytes(read(4), "little", signed=True)
+            n = from_bytes(read(4), "little")
+            if n > MAX_NAME:
+                raise PakError(f"folder name of {n} bytes is too long (limit {MAX_NAME})")
+            raw_folders.append((parent, decode_name(read(n))))
+    except GbxError as e:
+        raise PakError(f"pak header truncated: {e.reason}") from None
     fed = folder_feed_bytes([name for _, name in raw_folders])
     if fed is not None:
         stream.feed(fed)

@@ -87,31 +87,69 @@ class TooLarge(Exception):
 
 
 class WalkBudget:
-    """The walker's on_chunk hook for one body walk: counts every chunk as it is
-    decoded (and remembers the nodes each one references, for scan_nodes), grows
-    the walk's room in the cache through `grow(nbytes)` when the count passes it,
-    and raises TooLarge past `limit`."""
+    """The walker's hooks for one body walk. `on_chunk` counts every chunk as it is
+    decoded (and remembers the nodes each one references, for scan_nodes);
+    `charge` counts, while a chunk is being decoded, what its loops and arrays are
+    about to build (the generated decoders' lower bound: decl/itemcost.py), so
+    that one huge chunk is stopped before it is built, not once it is. The count
+    is `total` (chunks done) plus `pending` (charges of chunks in progress, each
+    replaced by the chunk's real cost when it is done). Past the room the walk
+    has in the cache the room grows through `grow(nbytes)`; past `limit` the walk
+    stops (TooLarge)."""
 
-    __slots__ = ("limit", "room", "grow", "total", "refs")
+    __slots__ = ("limit", "room", "grow", "total", "refs", "pending", "_at", "_nodes", "_charged")
 
     def __init__(self, limit: int, room: int = 0, grow: Callable[[int], None] | None = None):
         self.limit, self.room, self.grow = limit, room, grow
         self.total = 0
         self.refs: dict[int, list] = {}        # id(chunk) -> nodes its values reference
+        self.pending = 0
+        # the charges not yet replaced: where in the body each was first made
+        # (rising: a walk reads forward), how many nodes the walk had begun then,
+        # and how much. A chunk done replaces those made inside it (from its offset
+        # on); a chunk still in progress around it (a node reference in its values)
+        # keeps its own, made before. Charges with no node begun between them are
+        # of one chunk: added up in one entry (a crystal's faces charge thousands of
+        # small vertex loops)
+        self._at: list[int] = []
+        self._nodes: list[int] = []
+        self._charged: list[int] = []
+
+    def charge(self, r: Any, nbytes: int) -> None:
+        begun = len(r.all_nodes)
+        if self._nodes and self._nodes[-1] == begun:
+            self._charged[-1] += nbytes
+        else:
+            self._at.append(r.offset_base + r._pos - r._base)
+            self._nodes.append(begun)
+            self._charged.append(nbytes)
+        self.pending += nbytes
+        if self.total + self.pending > self.room:
+            self._over(self.total + self.pending)
 
     def on_chunk(self, c: Any) -> None:
+        at = self._at
+        if at and at[-1] >= c.offset:
+            charged = self._charged
+            while at and at[-1] >= c.offset:
+                at.pop()
+                self._nodes.pop()
+                self.pending -= charged.pop()
         refs: list = []
         self.total += chunk_cost(c, refs)
         if refs:
             self.refs[id(c)] = refs
-        if self.total > self.room:
-            if self.total > self.limit:
-                raise TooLarge(self.total)
-            # grow by a quarter more than needed: the cache evicts once per step, not per chunk
-            step = min(self.total - self.room + self.room // 4, self.limit - self.room)
-            self.room += step
-            if self.grow is not None:
-                self.grow(step)
+        if self.total + self.pending > self.room:
+            self._over(self.total + self.pending)
+
+    def _over(self, count: int) -> None:
+        if count > self.limit:
+            raise TooLarge(count)
+        # grow by a quarter more than needed: the cache evicts once per step, not per chunk
+        step = min(count - self.room + self.room // 4, self.limit - self.room)
+        self.room += step
+        if self.grow is not None:
+            self.grow(step)
 
 
 def scan_nodes(nodes: list[Any], budget: WalkBudget | None = None) -> tuple[list[Any], int]:

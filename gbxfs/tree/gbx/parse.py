@@ -148,7 +148,7 @@ class GbxParse:
             try:
                 result = walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
                                    externals=h.refs.by_node_index() if h.refs else None,
-                                   on_chunk=budget.on_chunk)
+                                   on_chunk=budget.on_chunk, charge=budget.charge)
             except TooLarge as e:
                 return too_large(e.cost + len(b.data), limit, len(b.data), stopped=True), 1024
             pb, cost = parsed_body(b, result, limit, budget)

@@ -8,7 +8,6 @@ known to be unverifiable.
 """
 from __future__ import annotations
 
-import itertools
 import threading
 from threading import Lock
 from typing import Iterator, Mapping
@@ -20,7 +19,6 @@ from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.context import TreeContext
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.gbx.view import open_gbx
@@ -29,7 +27,8 @@ from gbxfs.tree.pak.ahead import read_ahead, take_mark
 from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
 from gbxfs.tree.pak.files import PakEntryFile, PakEntrySource, _record_xattrs
 from gbxfs.tree.pak.index import PakIndex
-from gbxfs.tree.pak.names import typed_name
+from gbxfs.tree.pak.listed import node_rows
+from gbxfs.tree.rows import Rows
 
 
 class PakGbxDir(Dir):
@@ -95,7 +94,8 @@ class PakGbxDir(Dir):
 # a folder of at most this many entries is listed from memory in well under a
 # millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
 CHEAP_LISTING = 256
-# what one listed entry keeps alive (its tree object, its PakEntry and record), measured
+# what one listed entry keeps alive (its tree object, its PakEntry and record: a file is
+# a row of the listing until asked for, tree/pak/listed.py, so an upper bound), measured
 # with tracemalloc over listings of a pak's folders (about 1050 bytes: tests/tree/test_pak_table.py); rounded up
 LISTED_ENTRY_COST = 1280
 
@@ -105,71 +105,61 @@ class PakTree:
     folders (tree/pak/index.py) and how entries are made. The table and the
     index live in ctx.cache (made again when evicted); so do the listings."""
 
-    __slots__ = ("arc", "ctx", "mtime", "root_extra", "_index_key")
+    __slots__ = ("arc", "ctx", "mtime", "root_extra", "_index_key", "_bad")
 
     def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
         self._index_key = ("pak.index", arc)
+        self._bad = None
+
+    def file_row(self, rows: Rows, i: int, index: int) -> PakEntryFile:
+        """The PakEntryFile of row i of a listing (tree/pak/listed.py), table index `index`:
+        PakEntryFile.__init__'s slots, set here (tests/tree/test_pak_index_order.py)."""
+        e = object.__new__(PakEntryFile)
+        e.name, e.mtime_ns, e.access, e._tree, e._index, e._size, e._src = rows.names[i], self.mtime, None, self, \
+            index, rows.sizes[i], None
+        return e
+
+    def static_check(self):
+        """The archive's static_check (made once: asked per listing)."""
+        bad = self._bad
+        if bad is None:
+            bad = self._bad = self.arc.static_check()
+        return bad
 
     def index(self) -> PakIndex:
         arc = self.arc
         return self.ctx.cache.get_or_make(self._index_key, lambda: _made_index(arc.files))
 
     def in_memory(self) -> tuple[FileTable, PakIndex] | None:
-        """The table and the index if both are in memory now (no reading or parsing needed)."""
-        table = self.arc.table_in_memory()
-        index = self.ctx.cache.get(self._index_key)
-        return None if table is None or index is None else (table, index)
+        """The table and the index if both are in memory now (no reading or parsing needed).
+        The index is looked at without counting a use (asked per folder listed: the
+        table's use counts for both)."""
+        index = self.ctx.cache.peek(self._index_key)
+        table = self.arc.table_in_memory() if index is not None else None
+        return None if table is None else (table, index)
 
     def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None,
-                parent: "PakFolder | None" = None) -> dict[str, Entry]:
-        """The node's entries by name, in listing order; `parent`: the folder
-        listing them (its sub-folders' ahead_parent, tree/pak/ahead.py)."""
+                parent: "PakFolder | None" = None) -> Rows:
+        """The node's entries by name, in listing order, as rows (tree/pak/listed.py);
+        `parent`: the folder listing them (its sub-folders' ahead_parent, tree/pak/ahead.py)."""
         table, index = have or (self.arc.files, self.index())
         ctx, arc, mtime = self.ctx, self.arc, self.mtime
-        gbx_folders = ctx.gbx_mode == "folder"
-        version = arc.version
-        bad = arc.static_check()        # both archive kinds: a file's table fields say it is unreadable
-        typed_names = ctx.typed_names
-
-        def typed(name: str, class_id: int) -> str | None:
-            return typed_name(name, class_id, version) if typed_names else None
-
-        new = object.__new__
-        named_gbx = []      # folders named like GBX files: maps.csv may index them by name
 
         def make_folder(name: str, sub: int) -> Entry:
-            if name[-4:].lower() == ".gbx":
-                named_gbx.append(name)
             return PakFolder.listed(name, self, sub, index.size(sub) <= CHEAP_LISTING, mtime, parent)
 
-        def make_file(name: str, i: int, fixed: tuple) -> Entry:
-            _, size, stored_size, offset, _, flags = fixed
-            # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
-            if gbx_folders and size and name.lower().endswith(".gbx"):
-                rec = table[i]
-                e: Entry = PakGbxDir(name, arc.entry(rec), arc, ctx, mtime)
-                e.xattrs.update(_record_xattrs(rec, name))
-                named_gbx.append(name)
-                return e
-            # PakEntryFile.__init__'s slots, set here: one file per call
-            e = new(PakEntryFile)
-            e.name, e.mtime_ns, e.access, e._tree, e._index, e._size, e._src = name, mtime, None, self, i, size, None
-            if bad(size, stored_size, offset, flags):
-                e.entry         # made now: an unreadable file shows in error.txt at once
+        def make_gbx(name: str, i: int) -> Entry:
+            rec = table[i]
+            e = PakGbxDir(name, arc.entry(rec), arc, ctx, mtime)
+            e.xattrs.update(_record_xattrs(rec, name))
             return e
 
         # the root's generated files (.pak-info.txt; a pack's pack-info.txt, pack.xml) come
         # first and are never taken
-        kids: dict[str, Entry] = {e.name: e for e in self.root_extra} if node == 0 else {}
-        reserved = _ROOT_RESERVED.union(kids) if node == 0 else _FOLDER_RESERVED
-        index.listing(node, table, reserved, typed, make_file, make_folder, kids)
-        # maps.csv / replays.csv under names no archive entry has: only GBX folders can be
-        # maps or replays (tree/gbx/index.py class_id_of), so a listing without any is not scanned
-        if named_gbx:
-            for e in index_files(kids, ctx.cache, ("gbx.index", arc, node)):
-                kids[e.name] = e
-        return kids
+        extras = self.root_extra if node == 0 else []
+        reserved = _ROOT_RESERVED.union(e.name for e in extras) if node == 0 else _FOLDER_RESERVED
+        return node_rows(self, node, table, index, extras, reserved, make_folder, make_gbx)
 
 
 def _made_index(table: FileTable) -> tuple[PakIndex, int]:
@@ -206,7 +196,7 @@ class PakFolder(Dir):
 
     def _listing(self) -> Mapping[str, Entry]:
         pinned, self._pinned = self._pinned, None
-        if isinstance(pinned, dict):
+        if isinstance(pinned, Rows):
             return pinned
         return self._listed(pinned, missed=pinned is not None)
 
@@ -222,15 +212,31 @@ class PakFolder(Dir):
                 kids = cache.peek(self._key)     # made by another thread meanwhile?
                 if kids is None:
                     kids = self._tree.listing(self._node, have, self)
-                    cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids) + ITEM_OVERHEAD)
+                    cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids.names) + ITEM_OVERHEAD)
         return kids
 
     def children(self) -> Mapping[str, Entry]:
-        kids = self._listing()
+        return self._shown(self._listing())
+
+    def listing_nowait(self) -> Mapping[str, Entry] | None:
+        """children() if it answers without work, else None (event loop): loaded(),
+        lists_from_memory and children() in one, for the folder `find` enters next."""
+        cache = self._tree.ctx.cache
+        # a first listing (every folder `find` enters) misses: looked at without the lock
+        kids = cache.get(self._key) if cache.peek(self._key) is not None else None
+        if kids is None:
+            have = self._tree.in_memory() if self._cheap else None
+            if have is None:
+                return None
+            kids = self._listed(have, missed=True)
+        return self._shown(kids)
+
+    def _shown(self, kids: Rows) -> Mapping[str, Entry]:
+        """The listing as shown: with error.txt once an entry is known to be unverifiable."""
         if not EntryError.any_set:      # no entry anywhere ever found bad: nothing to look for
             return kids
         # entries not made yet are unread: only a made one can know it is unverifiable
-        bad = [(e.rec, e.error) for e in map(_pak_entry, _made(kids)) if e is not None and e.error]
+        bad = [(e.rec, e.error) for e in map(_pak_entry, kids.made()) if e is not None and e.error]
         if not bad or ERROR_NAME in kids:
             return kids
         text = "".join(f"{'/'.join(rec.parts)}: {err}\n" for rec, err in bad)
@@ -302,20 +308,14 @@ class PakFolder(Dir):
         kids = self._listed()           # the listing itself: no error.txt check per batch
         start = 0
         if after is not None:
-            try:
-                start = list(kids).index(after)
-            except ValueError:
+            start = kids.position(after)
+            if start is None:
                 return
-        for e in itertools.islice(kids.values(), start, None):
+        for e in map(kids.at, range(start, len(kids))):
             if isinstance(e, PakFolder):
                 yield "dir", e
             elif isinstance(e, PakEntryFile):
                 yield "file", e.entry
-
-
-def _made(kids: Mapping[str, Entry]) -> list[Entry]:
-    """The listed entries whose PakEntry may exist (one pass, no call per file)."""
-    return [e for e in kids.values() if e.__class__ is not PakEntryFile or e._src is not None]
 
 
 def _pak_entry(e: Entry) -> PakEntry | None:

@@ -55,7 +55,9 @@ class PakEntryFile(SourceFile):
     `find` lists every file and reads none (a record and an entry cost about 20 us
     and 1 KB per file). `error` is what the entry knows so far (reading never
     happens to find it out); a file whose table fields are wrong already has its
-    entry made when listed (PakTree.listing), so that its folder shows error.txt."""
+    entry made when listed (tree/pak/listed.py), so that its folder shows error.txt.
+    A folder's listing holds a row (name, size, table index) per file, and makes
+    this object only when the file is asked for (tree/rows.py)."""
 
     __slots__ = ("_tree", "_index", "_size", "_src")
 
@@ -63,7 +65,7 @@ class PakEntryFile(SourceFile):
         # tree: the PakTree of tree/pak/entries.py (its `arc`), which imports this module
         # one per file a pak folder lists: the slots are set here rather than through
         # the SourceFile/File/Entry initialisers, whose xattrs and error go to the
-        # record's and the entry's properties anyway. PakTree.listing (entries.py) sets
+        # record's and the entry's properties anyway. PakTree.file_row (entries.py) sets
         # the same slots itself, without this call: keep the two alike
         self.name = name
         self.mtime_ns = mtime_ns

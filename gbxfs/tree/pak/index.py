@@ -45,18 +45,25 @@ class _Node:
 
 
 class PakIndex:
-    __slots__ = ("nodes", "order", "starts", "special", "nbytes")
+    __slots__ = ("nodes", "order", "starts", "special", "nbytes", "counts", "mixed")
 
     def __init__(self, table: FileTable):
         self.nodes = [_Node()]
-        for folder in table.folders:
-            self.nodes[self._node(folder.parts, -1)].folders.append(folder.index)
+        node_of = [self._node(folder.parts, -1) for folder in table.folders]     # by table folder
+        for folder, node in zip(table.folders, node_of):
+            self.nodes[node].folders.append(folder.index)
         special = table.special()
         self.special = frozenset(special)
+        # the nodes some file of which comes from a sub-path (plain() is None): the nodes
+        # such files show in, and those where they create a sub-folder
+        mixed: set[int] = set()
         for i in special:
             parts = table[i].parts
             if parts:
-                self.nodes[self._node(parts[:-1], i)].extra.append(i)
+                node = self._node(parts[:-1], i, mixed)
+                self.nodes[node].extra.append(i)
+                mixed.add(node)
+        self.mixed = frozenset(mixed)
         column = table.folder
         # table order is usually folder by folder: then a folder's files are one range of it
         if table.grouped:
@@ -68,10 +75,19 @@ class PakIndex:
             counts = Counter(column)
             self.starts = array("I", [0])
             self.starts.extend(itertools.accumulate(map(counts.__getitem__, range(len(table.folders)))))
+        # what each node lists (size(): asked per folder a listing shows)
+        starts = self.starts
+        self.counts = array("I", [len(n.subs) + len(n.extra) for n in self.nodes])
+        for folder, node in zip(table.folders, node_of):
+            self.counts[node] += starts[folder.index + 1] - starts[folder.index]
         self.nbytes = (sys.getsizeof(self) + NODE_COST * len(self.nodes) + 4 * len(self.starts)
-                       + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special))
+                       + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special)
+                       + 4 * len(self.counts) + 64 * len(self.mixed))
 
-    def _node(self, parts: Iterable[str], created: int) -> int:
+    def _node(self, parts: Iterable[str], created: int, mixed: set[int] | None = None) -> int:
+        """The node of path `parts`, made with its missing parents; `created`: the
+        file index whose sub-path makes them (-1: the folder table), their parents
+        then added to `mixed`."""
         d = 0
         for p in parts:
             node = self.nodes[d]
@@ -80,6 +96,8 @@ class PakIndex:
                 sub = node.by_name[p] = len(self.nodes)
                 self.nodes.append(_Node())
                 node.subs.append((created, p, sub))
+                if created >= 0:
+                    mixed.add(d)
             d = sub
         return d
 
@@ -91,8 +109,25 @@ class PakIndex:
 
     def size(self, node: int) -> int:
         """How many entries the node lists (before names the view adds)."""
-        n = self.nodes[node]
-        return len(n.subs) + len(n.extra) + sum(self.starts[f + 1] - self.starts[f] for f in n.folders)
+        return self.counts[node]
+
+    def plain(self, node: int) -> tuple[list[tuple[int, str, int]], range | array | list[int]] | None:
+        """The node's sub-folders ((-1, name, node id) as in _Node.subs) and its files'
+        table indices (ascending) in listing order, when no file of it comes from a
+        sub-path (then listing() shows the sub-folders, then the files in table order);
+        else None."""
+        if node in self.mixed:
+            return None
+        n, starts = self.nodes[node], self.starts
+        folders = n.folders
+        if len(folders) == 1:
+            a, b = starts[folders[0]], starts[folders[0] + 1]
+            ids: range | array | list[int] = range(a, b) if self.order is None else self.order[a:b]
+        else:
+            ids = sorted(itertools.chain.from_iterable(map(self._files, folders)))
+        if self.special:
+            ids = [i for i in ids if i not in self.special]
+        return n.subs, ids
 
     def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed,
                 make_file: Callable[[str, int, tuple], object], make_folder: Callable[[str, int], object],

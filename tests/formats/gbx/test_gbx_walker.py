@@ -10,7 +10,8 @@ from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.decl import Registry
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.nodes import decode_header_chunk, may_define_strings, walk_body
+from gbxfs.formats.gbx.lookback import may_define_strings
+from gbxfs.formats.gbx.nodes import decode_header_chunk, walk_body
 
 DECLS = Registry.from_texts([("t.chunks", """
 01002000

@@ -34,6 +34,7 @@ from .frame import Frame
 from .genexpr import ExprSource
 from .genfields import FieldWriter, gen_fusable
 from .genruntime import BASE_NS
+from .itemcost import ItemCost
 from .scopes import counts, name_source
 
 MAX_INLINE = 4      # structs inlined into each other at most (bounds the source's size)
@@ -50,6 +51,7 @@ class CodeGen:
         self._structs: dict[str, str] = {}     # struct name -> function name
         self._n = 0
         self._lock = threading.Lock()
+        self.cost = ItemCost(lambda name: compiler.linker.struct(name).body)
 
     def chunk_function(self, stmts: list[dsl.Stmt], file: str, fresh: bool) -> Callable:
         """The generated run(r, f) of a chunk's linked statements. fresh: for a frame
@@ -103,7 +105,9 @@ class CodeGen:
         em.line(1, "if r.text or r._buf is None:")
         em.line(2, f"return {self.on_first_use(slow)}(r, f)")
         em.prologue()
+        at = len(em.lines)
         em.block(stmts, 0, 1)
+        em.lines[at:at] = em.charge_local()
         return self._define(name, em)
 
     def struct_function(self, struct_name: str) -> str:
@@ -118,7 +122,7 @@ class CodeGen:
             em.prologue()
             at = len(em.lines)
             em.block(sd.body, 0, 1)
-            em.lines[at:at] = [f"    {var} = _UNSET" for var in em.outer.values()]
+            em.lines[at:at] = [f"    {var} = _UNSET" for var in em.outer.values()] + em.charge_local()
             self._define(fname, em)
         return fname
 
@@ -147,6 +151,7 @@ class _Emitter(FieldWriter):
         # source of the item index the Frame gets
         self.index: dict[int, str] = {}
         self.inlining: list[str] = []         # structs being written, innermost last
+        self.charges = False                  # the function tells the walker's charge hook (itemcost.py)
 
     def frame(self, k: int) -> str:
         """Source for depth k's Frame, made (with its parents) on first use."""
@@ -163,6 +168,25 @@ class _Emitter(FieldWriter):
         self.scopes.append(counts(stmts))
         del self.sure[d:]
         self.sure.append(set())
+
+    def charge_local(self) -> list[str]:
+        """The prologue line a function with charges needs: the hook in a local (None
+        without a budget: then a charge costs one test per loop, none per item)."""
+        return ["    ch = r.walker and r.walker.charge"] if self.charges else []
+
+    def charge(self, ind: int, n: str, cost: tuple[int, int], extra: int = 0, built: bool = False) -> None:
+        """Tell the hook that n elements of cost (bytes read, bytes held) each are about
+        to be built: no more of them than the bytes left can hold (at a byte each at
+        least: elements that read nothing are charged less, never more), so a wrong
+        count, which then fails reading, charges no more than the data could give.
+        built: the elements are already there (a `while` item), charged as they are."""
+        size, held = cost
+        if held <= 0:
+            return
+        self.charges = True
+        many = n if built else f"min({n}, (end - r._pos) // {size})" if size > 1 else f"min({n}, end - r._pos)"
+        self.line(ind, f"if ch is not None and {n}:")
+        self.line(ind + 1, f"ch(r, {many} * {held}" + (f" + {extra})" if extra else ")"))
 
     def line(self, ind: int, text: str) -> None:
         self.lines.append("    " * ind + text)
@@ -302,6 +326,7 @@ class _Emitter(FieldWriter):
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: loop count {s.count!r} is ')} + repr(n{d}) + "
                            f"', not an integer')")
         self.line(ind, f"r.check_count(n{d}, 0, {self.gen.const(f'{where} count {s.count}')})")
+        self.charge(ind, f"n{d}", self.gen.cost.item(s.body))
         outer = ind
         if self.records(s.body, d, ind):     # all items there: read in one go; else item by item
             ind += 1
@@ -338,6 +363,7 @@ class _Emitter(FieldWriter):
         self.line(ind + 1, "except ContinueItem:")
         self.line(ind + 2, "pass")
         self.line(ind + 1, f"items{d}.append(v{d + 1})")
+        self.charge(ind + 1, "1", self.gen.cost.item(s.body), built=True)
         self.line(ind + 1, f"if r._pos == start{d}:")
         self.line(ind + 2, f"raise GbxError({self.gen.const(f'{where}: while item read no data (endless loop)')})")
         self.set(ind, d, s.name, f"items{d}")

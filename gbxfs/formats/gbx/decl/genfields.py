@@ -14,6 +14,7 @@ from ..model import Labeled
 from . import ast as dsl
 from .genruntime import INLINE, INT_TYPES
 from .compile import _fusable
+from .itemcost import EMPTY_BYTES, EMPTY_LIST, NUMBER, SLOT
 from .types import BY_NAME, META_NAMES, field_min_size
 
 
@@ -30,6 +31,7 @@ class FieldWriter:
 
     gen: Any
     file: str
+    charge: Any         # codegen's _Emitter.charge
 
     def fused(self, fields: list[dsl.Stmt], d: int, ind: int) -> None:
         fmt, layout, index, offset = "<", [], 0, 0
@@ -124,11 +126,16 @@ class FieldWriter:
         self.line(ind + 2, f"raise GbxError({self.gen.const(f'{loc}: array count {s.count!r} is ')} + repr(an{d}) + "
                            "', not an integer')")
         if t == "uint8":
-            self.line(ind + 1, f"x = r.bytes(r.check_count(an{d}, 1))")
+            self.line(ind + 1, f"r.check_count(an{d}, 1)")
+            self.charge(ind + 1, f"an{d}", (1, 1), EMPTY_BYTES)
+            self.line(ind + 1, f"x = r.bytes(an{d})")
         elif t in BY_NAME and BY_NAME[t].array is not None:
-            self.line(ind + 1, f"x = r.array({BY_NAME[t].array!r}, an{d})")
+            fmt = BY_NAME[t].array
+            self.charge(ind + 1, f"an{d}", (BY_NAME[t].min_size, NUMBER.get(fmt, SLOT)), EMPTY_LIST)
+            self.line(ind + 1, f"x = r.array({fmt!r}, an{d})")
         else:
             self.line(ind + 1, f"r.check_count(an{d}, {field_min_size(t)})")
+            self.charge(ind + 1, f"an{d}", self.gen.cost.element(t), EMPTY_LIST)
             self.line(ind + 1, f"a{d} = []")
             self.line(ind + 1, f"for _ in range(an{d}):")
             if t in BY_NAME:

@@ -1,0 +1,70 @@
+"""The directory requests (opendir, readdirplus, releasedir): what `find` sends,
+four per folder, so each guards itself (guard.failure) rather than through
+guard.handler's wrapper, a coroutine more per request (about a microsecond:
+17,000 requests for a `find` of a Packs folder of 30,000 files).
+"""
+from __future__ import annotations
+
+import errno
+import logging
+
+import pyfuse3
+
+from gbxfs.fuse.guard import brief, fail, failure
+from gbxfs.fuse.listing import DOTS, DirHandle, dot_attributes, listed_with_sizes, reply_listed, snapshot
+from gbxfs.tree.model import Dir
+
+log = logging.getLogger("gbxfs.fuse")
+DEBUG = logging.DEBUG
+
+
+class DirectoryOps:
+    """Mixed into fuse/ops.py's Operations (its _node, _entry, _work, inodes,
+    policy, _dirs and _fh)."""
+
+    async def opendir(self, inode, ctx=None):
+        if log.isEnabledFor(DEBUG):   # -d: every request, as it arrives
+            log.debug("opendir%s", brief((inode,)))
+        try:
+            node = self._node(inode)
+            entry = node.entry      # at hand for a folder the kernel got from a listing
+            if entry is None:
+                entry = await self._entry(node)
+            if not isinstance(entry, Dir):
+                raise fail(errno.ENOTDIR)
+            fh = next(self._fh)
+            self._dirs[fh] = DirHandle(node, entry)
+            return fh
+        except Exception as e:
+            raise failure("opendir", (inode,), e) from None
+
+    async def readdir(self, fh, start_id, token):
+        if log.isEnabledFor(DEBUG):
+            log.debug("readdir%s", brief((fh, start_id)))
+        try:
+            h = self._dirs.get(fh)
+            if h is None:
+                raise fail(errno.EBADF)
+            if h.rows is None:
+                kids, sizes = h.entry.listing_nowait(), None     # a Dir (opendir)
+                if kids is None:    # in a worker thread: the first sizes that need work too, in the same visit
+                    kids, sizes = await self._work(listed_with_sizes, h.entry)
+                snapshot(self.inodes, h, kids, sizes)
+            # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
+            pos = start_id
+            while pos < 2:          # "." and ".."
+                if not pyfuse3.readdir_reply(token, DOTS[pos], dot_attributes(h.parent if pos else h.node), pos + 1):
+                    return
+                pos += 1
+            if pos < len(h.rows.names) + 2:
+                await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
+        except Exception as e:
+            raise failure("readdir", (fh, start_id), e) from None
+
+    async def releasedir(self, fh):
+        if log.isEnabledFor(DEBUG):
+            log.debug("releasedir%s", brief((fh,)))
+        self._dirs.pop(fh, None)        # cannot fail
+
+    async def fsyncdir(self, fh, datasync):
+        pass
