@@ -30,20 +30,15 @@ def handler(fn: Callable) -> Callable:
             log.debug("%s%s", name, brief(args))
         try:
             return await fn(self, *args)
-        except pyfuse3.FUSEError:
-            raise
-        except OSError as e:
-            log.warning("%s%s: %s", name, brief(args), e)
-            raise fail(e.errno or errno.EIO) from None
         except Exception as e:
-            log_failure(log, e, "%s%s failed", name, brief(args))
-            raise fail(errno.EIO) from None
+            raise failure(name, args, e) from None
     return guarded
 
 
 def failure(name: str, args: Sequence, e: Exception) -> pyfuse3.FUSEError:
-    """What `handler` answers for `e` escaping handler `name`, logged as it logs it:
-    for handlers that guard themselves (fuse/dirs.py: one coroutine less per request)."""
+    """What a handler answers for `e` escaping handler `name`, logged: `handler`'s
+    answer, and that of handlers that guard themselves (fuse/dirs.py: one
+    coroutine less per request)."""
     if isinstance(e, pyfuse3.FUSEError):
         return e
     if isinstance(e, OSError):
