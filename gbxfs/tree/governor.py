@@ -55,7 +55,7 @@ class Governor:
     def __init__(self, max_bytes: int, limit: int, workers: int = 8, *, margin: int = 36 * MIB,
                  cut_margin: int = 22 * MIB, band: int = 12 * MIB, allowance: int = ALLOWANCE,
                  floor: int | None = None, step: int | None = None, regrow: int | None = None,
-                 worker_every: float = 2.0, cut_cache: bool = True):
+                 worker_every: float = 2.0):
         """`max_bytes`: the nominal bound (cache_mb); `limit`: the RSS the process
         must keep under (cache_mb + 100 MB); `workers`: the worker threads (-o
         threads). High water (workers) is `limit - margin`, the cache's cut
@@ -67,7 +67,6 @@ class Governor:
         self.cut = max(self.high, limit - cut_margin)
         self.low = self.high - band
         self.allowance = allowance
-        self.cut_cache = cut_cache
         self.floor = int(max_bytes * FLOOR_SHARE) if floor is None else min(floor, max_bytes)
         self.step = max(MIB, max_bytes // 32) if step is None else step
         self.regrow = max(MIB, max_bytes // 16) if regrow is None else regrow
@@ -92,7 +91,7 @@ class Governor:
             self._calm = 0.0
             if self.workers > 1:
                 self.workers = max(1, self.workers // 2)
-            elif self.cut_cache and rss > self.cut:
+            elif rss > self.cut:
                 bound = min(bound - self.step, cached - (rss - self.cut))
         elif rss < self.low:
             if bound < ceiling:
