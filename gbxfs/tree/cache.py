@@ -207,9 +207,7 @@ class ByteLRU:
         (callers read max_bytes), so content never depends on the bound."""
         with self._lock:
             self.bound = max(0, min(nbytes, self.max_bytes))
-            while self._bytes and self._bytes + self._in_flight + self._held > self.bound:
-                if not self._evict_one(None, DURABLE):
-                    break
+            self._fit(None, DURABLE)
 
     @contextmanager
     def making(self, nbytes: int) -> Iterator[Callable[[int], None]]:
