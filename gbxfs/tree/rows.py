@@ -106,13 +106,3 @@ def plain_names(names: list[str]) -> bool:
     return ("\0" not in joined and joined.count("/") == len(names) + 1 and "//" not in joined
             and "/./" not in joined and "/../" not in joined)
 
-
-def rows_of(kids: Mapping[str, Entry]) -> Rows:
-    """`kids` as Rows (every entry made, no size known from a row)."""
-    if isinstance(kids, Rows):
-        return kids
-    return Rows(list(kids), list(kids.values()), [-1] * len(kids), None, _never)
-
-
-def _never(rows: Rows, i: int, token: int) -> Entry:
-    raise AssertionError("a listing made of entries has no row to make")

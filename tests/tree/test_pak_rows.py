@@ -97,3 +97,29 @@ def test_a_row_is_made_an_entry_when_asked_once(tmp_path):
     assert list(rows) == rows.names and [n for n, _ in rows.items()] == rows.names
     assert all(isinstance(v, PakEntryFile) for v in rows.values()) and len(rows.made()) == len(rows)
     assert rows.values()[3] is e
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_a_file_whose_table_fields_say_unreadable_is_made_at_listing(tmp_path, monkeypatch, plain):
+    """The pak ends before the last file's data: its folder shows error.txt at the
+    first listing, whichever way the listing is made, and only that file's entry is made."""
+    import random
+
+    from gbxfs.formats.pak.errors import EntryError
+    from gbxfs.tree.walk import resolve
+
+    monkeypatch.setattr(EntryError, "any_set", False)      # as in a fresh mount
+    if not plain:
+        monkeypatch.setattr(listed, "_plain_rows", lambda *a: None)
+    write_packs(tmp_path, {"T": [PakFile("R/a.bin", b"a" * 100),
+                                 PakFile("R/z.bin", random.Random(3).randbytes(10000))]})
+    p = tmp_path / "T.pak"
+    p.write_bytes(p.read_bytes()[:-1000])
+    folder = resolve(build_tree(str(tmp_path)), "T.pak/R")
+    rows = folder._listed()
+    assert isinstance(rows, Rows) and rows.names == ["a.bin", "z.bin"]
+    made = {n for n, e in zip(rows.names, rows.cells) if e.__class__ is not int}
+    assert made == ({"z.bin"} if plain else {"a.bin", "z.bin"})
+    kids = folder.children()
+    assert sorted(kids) == ["a.bin", "error.txt", "z.bin"]
+    assert kids["z.bin"].error and not kids["a.bin"].error

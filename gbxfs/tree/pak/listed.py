@@ -72,8 +72,10 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
     if named_gbx:
         shown = dict.fromkeys(rows.names, _FILE)
         shown.update((n, e) for n, e in zip(rows.names, rows.cells) if e.__class__ is not int and e.is_dir)
-        for e in index_files(shown, ctx.cache, ("gbx.index", arc, node)):
-            rows = Rows(rows.names + [e.name], rows.cells + [e], rows.sizes + [-1], mtime, make)
+        more = list(index_files(shown, ctx.cache, ("gbx.index", arc, node)))
+        if more:        # one new listing for all of them, not one per file
+            rows = Rows(rows.names + [e.name for e in more], rows.cells + more, rows.sizes + [-1] * len(more),
+                        mtime, make)
     return rows
 
 
