@@ -120,7 +120,7 @@ class WalkBudget:
         if self._nodes and self._nodes[-1] == begun:
             self._charged[-1] += nbytes
         else:
-            self._at.append(r.offset_base + r._pos - r._base)
+            self._at.append(r.offset_base + r.tell())
             self._nodes.append(begun)
             self._charged.append(nbytes)
         self.pending += nbytes

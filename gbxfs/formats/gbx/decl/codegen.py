@@ -185,7 +185,7 @@ class _Emitter(FieldWriter):
             return
         self.charges = True
         many = n if built else f"min({n}, (end - r._pos) // {size})" if size > 1 else f"min({n}, end - r._pos)"
-        self.line(ind, f"if ch is not None and {n}:")
+        self.line(ind, "if ch is not None:" if built else f"if ch is not None and {n}:")
         self.line(ind + 1, f"ch(r, {many} * {held}" + (f" + {extra})" if extra else ")"))
 
     def line(self, ind: int, text: str) -> None:
