@@ -87,7 +87,7 @@ class ParsedBytesFile(_SizedFile):
         super().__init__(name, size, xattrs, **kw)
         self._get = get
 
-    def _bytes(self) -> bytes:
+    def _bytes(self) -> bytes | memoryview:
         return self._checked(self._get())
 
     def read(self, offset: int, size: int) -> bytes:
