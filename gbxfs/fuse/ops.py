@@ -62,7 +62,11 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         # every wait of a request handler passes here: another task reads the next
         # requests meanwhile (runner._ReadLock wakes none of them on its own)
         hand_over()
-        return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+        readable.Threads.out += 1       # no lingering wait for a request meanwhile
+        try:
+            return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+        finally:
+            readable.Threads.out -= 1
 
     async def _background(self, fn: Callable, *args) -> None:
         """Work nobody waits for (read-ahead): a failure is logged, never raised

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
 
 import pytest
 import trio
@@ -83,3 +84,45 @@ def test_a_started_task_makes_the_next_wait_a_real_one():
         readable.pass_soon()
         assert not _taken_without_checkpoint(r.wait_readable, a.fileno())   # through the scheduler
         assert _taken_without_checkpoint(r.wait_readable, a.fileno())       # once
+
+
+def test_a_request_arriving_while_the_wait_lingers_is_taken_without_trio():
+    a, b = socket.socketpair()
+    with a, b:
+        r = readable.ReadableFirst(linger_ns=5_000_000_000)
+        later = threading.Timer(0.02, b.send, (b"request",))
+        later.start()
+        try:
+            assert _taken_without_checkpoint(r.wait_readable, a.fileno())
+        finally:
+            later.join()
+
+
+def test_nothing_arriving_within_the_linger_goes_to_trio():
+    a, b = socket.socketpair()
+    with a, b:
+        r = readable.ReadableFirst(linger_ns=1_000_000)
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
+
+
+def test_no_linger_while_a_worker_thread_is_out(monkeypatch):
+    lingered = []
+
+    def ppoll(fds, n, span, sigmask) -> int:
+        lingered.append(n)
+        return 0
+
+    a, b = socket.socketpair()
+    with a, b:
+        r = readable.ReadableFirst(ppoll=ppoll)
+        monkeypatch.setattr(readable.Threads, "out", 1)
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
+        assert lingered == []
+        monkeypatch.setattr(readable.Threads, "out", 0)
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
+        assert lingered == [1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libc's ppoll through ctypes: Linux")
+def test_the_libc_ppoll_is_there_on_linux():
+    assert readable._PPOLL is not None
