@@ -22,6 +22,7 @@ from typing import Awaitable, Callable, Mapping
 import pyfuse3
 
 from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
+from gbxfs.fuse.idle import IDLE
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.rows import Rows
@@ -159,6 +160,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     # a row's size given (>= 0): a file with the rows' mtime and the folder's access
     short = leaves is not None and rows.mtime_ns == mtime
     sizes = h.sizes or {}       # sizes computed in a worker thread, by position
+    fresh: list[Dir] = []       # folders shown never listed: listed between requests (fuse/idle.py)
     for k in range(pos - 2, len(names)):
         name = names[k]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
@@ -200,6 +202,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         elif (kids := entry.peek()) is None:      # never listed: the link count is 1, as for its siblings
             attrs = _folder_attributes(entry, emtime, access, policy)
             attrs.st_ino = ino
+            fresh.append(entry)
         else:
             attrs = make_attributes(ino, entry, emtime, size, policy, access, kids)
         if not reply(token, bname, attrs, pos + 1):
@@ -208,3 +211,5 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         inodes.remember_listed(dirnode, path, entry, emtime, ino, access)
     if leaves:
         inodes.add_leaves(dirnode, leaves)
+    if fresh:
+        IDLE.add(fresh)

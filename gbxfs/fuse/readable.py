@@ -15,7 +15,9 @@ The poll is libc's, called without releasing the GIL (ctypes.PyDLL): select's
 poll gives the GIL up around even a zero timeout, and taking it back meant
 waiting for a worker thread's Python work (decryption batches, GBX parses).
 
-When nothing is queued yet and no worker thread is out (Threads.out: none can
+When nothing is queued yet and no worker thread is out, the folders waiting
+in fuse/idle.py are listed first, one at a time, until a request is queued.
+Then, still with no worker thread out (Threads.out: none can
 be holding the GIL or have a result for trio), the wait lingers up to LINGER_NS
 in libc's ppoll, the GIL released, before going through trio: a program
 walking the mount (`find`, `tar`) sends its next request a few microseconds
@@ -32,6 +34,8 @@ import select
 import types
 
 import trio
+
+from gbxfs.fuse.idle import IDLE, IdleListings
 
 # requests answered one after the other without a scheduler pass at most
 MAX_STREAK = 16
@@ -95,8 +99,10 @@ class ReadableFirst:
     """wait_readable for one file descriptor (the FUSE device's); any other
     goes to trio's own wait."""
 
-    def __init__(self, wait=trio.lowlevel.wait_readable, poll=_POLL, ppoll=_PPOLL, linger_ns: int = LINGER_NS):
+    def __init__(self, wait=trio.lowlevel.wait_readable, poll=_POLL, ppoll=_PPOLL, linger_ns: int = LINGER_NS,
+                 idle: IdleListings = IDLE):
         self._wait = wait
+        self._idle = idle
         self._libc_poll = poll
         self._libc_ppoll = ppoll if poll is not None and linger_ns > 0 else None
         self._linger_ns = linger_ns
@@ -127,12 +133,22 @@ class ReadableFirst:
         p.register(fd, select.POLLIN)
         return (lambda: p.poll(0) == [(fd, select.POLLIN)]), lambda: False
 
+    def _idle_then_linger(self) -> bool:
+        """List the folders waiting in `idle` until a request is queued (True),
+        then linger for one."""
+        idle = self._idle
+        while idle:
+            idle.run_one()
+            if self._ready():
+                return True
+        return self._linger()
+
     async def wait_readable(self, fd) -> None:
         if self.streak < MAX_STREAK and not _Soon.wanted:
             if self._fd is None:
                 self._fd = fd
                 self._ready, self._linger = self._watch(fd)
-            if fd == self._fd and (self._ready() or (not Threads.out and self._linger())):
+            if fd == self._fd and (self._ready() or (not Threads.out and self._idle_then_linger())):
                 self.streak += 1
                 return
         self.streak = 0

@@ -1,0 +1,60 @@
+"""Work done between requests: the listings a walker is about to ask for.
+
+`find`, `du`, `tar`, `cp -r` and file managers list a folder, then enter its
+sub-folders, depth first and in listing order. Each request waits for the one
+before it to be answered, so between an answer and the next request the daemon
+sits idle while the kernel and the walker work on the other core. The folders
+a readdirplus answer showed that were never listed are kept here (newest
+first: the order a depth-first walk enters them), and the wait for the next
+request (fuse/readable.py) lists them one at a time until a request is
+queued: building a pak folder's listing then happens off the walk's critical
+path (about a quarter of gbxfs's own time in a `find` of a Packs folder).
+
+Only listings that need no work beyond memory are made (Dir.listing_nowait:
+no I/O, no parsing, the pak's table already read), and they go into the
+byte-bounded cache as if listed. At most LIMIT folders wait; older ones are
+dropped first. A failure is logged and forgotten: the request that later
+lists the folder meets it again and answers it.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+from typing import Iterable
+
+from gbxfs.tree.model import Dir
+
+log = logging.getLogger("gbxfs.fuse")
+
+# folders waiting to be listed between requests at most
+LIMIT = 1024
+
+
+class IdleListings:
+    def __init__(self, limit: int = LIMIT):
+        self._todo: collections.deque[Dir] = collections.deque(maxlen=limit)
+
+    def __bool__(self) -> bool:
+        return bool(self._todo)
+
+    def __len__(self) -> int:
+        return len(self._todo)
+
+    def add(self, folders: Iterable[Dir]) -> None:
+        """Folders just shown, in listing order: the first is listed first."""
+        self._todo.extend(reversed(list(folders)))
+
+    def run_one(self) -> None:
+        """List the newest waiting folder, if it can be without work."""
+        folder = self._todo.pop()
+        try:
+            folder.listing_nowait()
+        except Exception as e:      # the request that lists it will meet it again
+            log.debug("listing %r between requests failed: %r", folder.name, e)
+
+    def clear(self) -> None:
+        self._todo.clear()
+
+
+# the daemon's: filled by readdirplus answers (fuse/listing.py), emptied by the wait
+IDLE = IdleListings()

@@ -1,0 +1,139 @@
+"""Listings made between requests (fuse/idle.py): the folders a readdirplus
+answer showed never listed wait, newest first, bounded; the wait for the next
+request (fuse/readable.py) lists them until a request is queued."""
+from __future__ import annotations
+
+import logging
+import socket
+
+import pyfuse3
+import pytest
+import trio
+
+from gbxfs.fuse import idle, listing, readable
+from gbxfs.fuse.attrs import AttrPolicy
+from gbxfs.fuse.ops import Operations
+from gbxfs.tree.model import BytesFile, Dir
+
+
+class Counted(Dir):
+    """A folder listed from memory that records when it is listed."""
+
+    def __init__(self, name, log, fail=False, children=()):
+        super().__init__(name, load=self._make)
+        self.log, self.fail, self.kids = log, fail, list(children)
+
+    lists_from_memory = True
+
+    def _make(self):
+        self.log.append(self.name)
+        if self.fail:
+            raise OSError("broken folder")
+        return self.kids
+
+
+def test_folders_are_listed_in_listing_order_newest_listing_first():
+    log = []
+    todo = idle.IdleListings()
+    todo.add([Counted("a", log), Counted("b", log)])
+    todo.add([Counted("a/x", log), Counted("a/y", log)])      # a depth-first walk entered "a"
+    while todo:
+        todo.run_one()
+    assert log == ["a/x", "a/y", "a", "b"]
+
+
+def test_at_most_limit_folders_wait_the_oldest_dropped():
+    log = []
+    todo = idle.IdleListings(limit=3)
+    todo.add([Counted(n, log) for n in "abcde"])
+    assert len(todo) == 3
+    while todo:
+        todo.run_one()
+    assert log == ["a", "b", "c"]       # the first ones shown are the ones entered first
+
+
+def test_a_folder_that_needs_work_is_not_listed():
+    made = []
+    todo = idle.IdleListings()
+    todo.add([Dir("disk", load=lambda: made.append(1) or [])])     # not from memory: a worker's job
+    todo.run_one()
+    assert made == [] and not todo
+
+
+def test_a_failing_listing_is_logged_and_forgotten(caplog):
+    log = []
+    todo = idle.IdleListings()
+    todo.add([Counted("bad", log, fail=True), Counted("good", log)])
+    with caplog.at_level(logging.DEBUG, logger="gbxfs.fuse"):
+        todo.run_one()
+        todo.run_one()
+    assert log == ["bad", "good"]
+    assert "broken folder" in caplog.text
+
+
+class Sends:
+    """A folder whose listing queues a request on the device (socket `b`)."""
+
+    def __init__(self, b, log):
+        self.b, self.log, self.name = b, log, "sends"
+
+    def listing_nowait(self):
+        self.log.append(self.name)
+        self.b.send(b"request")
+
+
+def _returned_at_once(wait, fd) -> bool:
+    done = []
+
+    async def go():
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await wait(fd)
+            done.append(True)
+
+    trio.run(go)
+    return done == [True]
+
+
+def test_the_wait_lists_until_a_request_is_queued():
+    a, b = socket.socketpair()
+    with a, b:
+        log = []
+        todo = idle.IdleListings()
+        todo.add([Counted("first", log), Sends(b, log), Counted("left", log)])
+        r = readable.ReadableFirst(idle=todo, linger_ns=0)
+        assert _returned_at_once(r.wait_readable, a.fileno())      # the request, taken without trio
+        assert log == ["first", "sends"] and len(todo) == 1
+
+
+def test_nothing_is_listed_while_a_worker_thread_is_out(monkeypatch):
+    a, b = socket.socketpair()
+    with a, b:
+        log = []
+        todo = idle.IdleListings()
+        todo.add([Counted("waits", log)])
+        r = readable.ReadableFirst(idle=todo, linger_ns=0)
+        monkeypatch.setattr(readable.Threads, "out", 1)
+        assert not _returned_at_once(r.wait_readable, a.fileno())
+        assert log == [] and len(todo) == 1
+
+
+def test_a_readdirplus_answer_queues_the_folders_it_showed_never_listed(monkeypatch):
+    log = []
+    listed = Counted("listed", log, children=[BytesFile("f", b"1")])
+    listed.children()
+    tree = Dir("root", children=[Counted("one", log), BytesFile("file", b"x"), listed, Counted("two", log)])
+    ops = Operations(tree, policy=AttrPolicy(uid=1, gid=1))
+    todo = idle.IdleListings()
+    monkeypatch.setattr(listing, "IDLE", todo)
+    monkeypatch.setattr(pyfuse3, "readdir_reply", lambda *a: True)
+
+    async def main():
+        fh = await ops.opendir(pyfuse3.ROOT_INODE, None)
+        await ops.readdir(fh, 0, None)
+
+    trio.run(main)
+    log.clear()
+    while todo:
+        todo.run_one()
+    assert log == ["one", "two"]
