@@ -26,7 +26,7 @@ from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, 
                                       PakHeader, read_header)
 from gbxfs.formats.pak.records import COMPRESSED_FLAGS
 from gbxfs.formats.pak.metadata import Metadata, read_metadata
-from gbxfs.formats.pak.stream import EncryptedStream, ReadAt, read_exact
+from gbxfs.formats.pak.stream import HEADER_AHEAD, EncryptedStream, ReadAt, read_exact
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.formats.pak.tablecache import HeldTable, TableView
 
@@ -67,7 +67,7 @@ class PakArchive:
 
     def _read_header(self) -> PakHeader:
         cipher_size = (self.size - CIPHER_OFFSET) & ~(BLOCK - 1)
-        stream = EncryptedStream(self._read_at, self.key, IV_OFFSET, cipher_size)
+        stream = EncryptedStream(self._read_at, self.key, IV_OFFSET, cipher_size, ahead=HEADER_AHEAD)
         try:
             return read_header(stream, self.version, cipher_size)
         except PakError as e:

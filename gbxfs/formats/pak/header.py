@@ -7,6 +7,7 @@ EncryptingStream to produce the ciphertext.
 from __future__ import annotations
 
 import hashlib
+import operator
 import struct
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, MAX_DEPTH, MAX_NAME,  # noqa: F401
                                        NO_FEED_FLAG, PACK_COMPRESSED_FLAGS, PUBLIC_FILE_FLAG, PakFileRecord,
-                                       PakFolder, _component, decode_name, split_name)
+                                       PakFolder, _component, decode_name, make_folders, split_name)
 from gbxfs.formats.pak.stream import PageReader
 from gbxfs.formats.pak.table import FileTable, read_files
 
@@ -25,6 +26,7 @@ KNOWN_VERSIONS = (1, 2, 3)
 FOLDER_MIN = 8           # i32 parent + u32 name length
 FILE_MIN = 4 + 4 + 28    # i32 folder + u32 name length + fixed fields
 _FILE_FIXED = struct.Struct("<5IQ")
+_FOLDER_HEAD = struct.Struct("<iI")   # parent, name length
 
 
 @dataclass
@@ -106,17 +108,8 @@ def read_tables(f: _Fields, stream, version: int) -> tuple[list[PakFolder], byte
     header's plain size from the md5 field on)."""
     src = f.src
     n_folders = f.count("folders", FOLDER_MIN)
-    raw_folders = []
-    # f.i32() and f.string("folder") per folder, without their calls (thousands of folders):
-    # the same bytes asked for in the same order, so every page is fetched when it was
-    read, from_bytes = src.read, int.from_bytes
     try:
-        for _ in range(n_folders):
-            parent = from_bytes(read(4), "little", signed=True)
-            n = from_bytes(read(4), "little")
-            if n > MAX_NAME:
-                raise PakError(f"folder name of {n} bytes is too long (limit {MAX_NAME})")
-            raw_folders.append((parent, decode_name(read(n))))
+        raw_folders = _read_folders(src, n_folders)
     except GbxError as e:
         raise PakError(f"pak header truncated: {e.reason}") from None
     fed = folder_feed_bytes([name for _, name in raw_folders])
@@ -131,17 +124,67 @@ def read_tables(f: _Fields, stream, version: int) -> tuple[list[PakFolder], byte
     return folders, fed, files, digest.digest(), before + size
 
 
+def _read_folders(src: PageReader, count: int) -> list[tuple[int, str]]:
+    """(parent, name) of `count` folder records: the bytes read() would hand out
+    for f.i32() and f.string("folder") per folder, in the same order, so every
+    page is fetched when it was (the folder feed comes right after). A record
+    wholly in the page at hand is parsed from it with no call per field (a pak
+    may hold thousands of folders); one that runs past it (or whose name is too
+    long) is read field by field, which fetches the next page as before."""
+    out = []
+    add, head, read, from_bytes = out.append, _FOLDER_HEAD.unpack_from, src.read, int.from_bytes
+    buf = src.take_buffered()
+    at, end = 0, len(buf)
+    for _ in range(count):
+        if at + 8 <= end:
+            parent, n = head(buf, at)
+            if at + 8 + n <= end and n <= MAX_NAME:
+                add((parent, decode_name(buf[at + 8:at + 8 + n])))
+                at += 8 + n
+                continue
+        src.give_back(end - at)
+        parent = from_bytes(read(4), "little", signed=True)
+        n = from_bytes(read(4), "little")
+        if n > MAX_NAME:
+            raise PakError(f"folder name of {n} bytes is too long (limit {MAX_NAME})")
+        add((parent, decode_name(read(n))))
+        buf = src.take_buffered()
+        at, end = 0, len(buf)
+    src.give_back(end - at)
+    return out
+
+
 def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:
     """Full paths of folders; a parent must exist and the chain must end at -1.
 
-    Iterative, and the nesting depth is checked before any path is built: a
-    path tuple per folder costs depth x folders, so a hostile parent chain
+    The nesting depth is checked before a path longer than MAX_DEPTH is built:
+    a path tuple per folder costs depth x folders, so a hostile parent chain
     could otherwise take memory quadratic in the header size."""
     n = len(raw)
-    for j, (parent, _) in enumerate(raw):
+    parents = [parent for parent, _ in raw]
+    for j, parent in enumerate(parents):
         if parent != -1 and not 0 <= parent < n:
             raise PakError(f"folder {j} has parent {parent}, the pak has {n} folders")
     own = [split_name(name) for _, name in raw]
+    if all(map(operator.lt, parents, range(n))):
+        # every parent listed before its folders (the writers' order): one pass, and the
+        # first folder too deep is the one the general way below names
+        paths: list[tuple[str, ...]] = []
+        for i, (parent, mine) in enumerate(zip(parents, own)):
+            path = paths[parent] + mine if parent >= 0 else mine
+            if len(path) > MAX_DEPTH:
+                raise PakError(f"folder {i} is nested {len(path)} levels deep (more than {MAX_DEPTH}): "
+                               "refusing the folder table")
+            paths.append(path)
+    else:
+        paths = _paths_any_order(parents, own)
+    return make_folders(parents, [name for _, name in raw], paths)
+
+
+def _paths_any_order(parents: list[int], own: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """_resolve_folders' paths when a parent may come after its folder: iterative,
+    every depth known (and checked) before any path is built."""
+    n = len(parents)
     depth = [-1] * n           # path components from the root, once known
     for i in range(n):
         chain = []
@@ -150,24 +193,24 @@ def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:
             if len(chain) > n:
                 raise PakError(f"folder {i} has a cyclic parent chain")
             chain.append(j)
-            j = raw[j][0]
+            j = parents[j]
         d = 0 if j == -1 else depth[j]
         for k in reversed(chain):
             d += len(own[k])
             depth[k] = d
         if d > MAX_DEPTH:
             raise PakError(f"folder {i} is nested {d} levels deep (more than {MAX_DEPTH}): refusing the folder table")
-    out: list[PakFolder | None] = [None] * n
+    out: list[tuple[str, ...] | None] = [None] * n
     for i in range(n):
         chain = []
         j = i
         while j != -1 and out[j] is None:
             chain.append(j)
-            j = raw[j][0]
-        base = () if j == -1 else out[j].parts
+            j = parents[j]
+        base = () if j == -1 else out[j]
         for k in reversed(chain):
             base = base + own[k]
-            out[k] = PakFolder(k, raw[k][0], raw[k][1], base)
+            out[k] = base
     return out  # type: ignore[return-value]
 
 

@@ -30,6 +30,23 @@ class RefillingSource:
         """The next piece (b"" when nothing more comes)."""
         raise NotImplementedError
 
+    def take_buffered(self) -> bytes:
+        """The rest of the buffer at hand (b"" if none), consumed, nothing
+        fetched: for a parser of many small records, which parses them from it
+        itself and read()s only a record that runs past it (header.py's folder
+        table); give_back() returns what it did not parse."""
+        out = self._buf[self._off:self._off + self.size - self.consumed]
+        self._off += len(out)
+        self.consumed += len(out)
+        return out
+
+    def give_back(self, n: int) -> None:
+        """Unconsume the last `n` bytes take_buffered() handed out (nothing was read since)."""
+        if not 0 <= n <= self._off:
+            raise ValueError(f"cannot give back {n} bytes, {self._off} were taken from the buffer")
+        self._off -= n
+        self.consumed -= n
+
     def read(self, n: int) -> bytes:
         off = self._off
         end = off + n

@@ -19,6 +19,9 @@ from gbxfs.formats.pak.pull import RefillingSource
 
 ReadAt = Callable[[int, int], bytes]
 READ_AHEAD = 1 << 16   # ciphertext decrypted per call by EncryptedStream
+# what a pak header's stream decrypts ahead first, doubling up to READ_AHEAD: its length
+# is the rest of the file, and a small pak's whole header is a few pages
+HEADER_AHEAD = 1 << 12
 
 
 def read_exact(read_at: ReadAt, offset: int, size: int, what: str) -> bytes:
@@ -53,13 +56,17 @@ class EncryptedStream(_CipherStream):
 
     Parsers fetch pages, but each page's decryption is not a call of its own:
     the stream decrypts up to READ_AHEAD bytes in one call and folds ivXor
-    into each page when it is fetched, which is when the game applies it."""
+    into each page when it is fetched, which is when the game applies it.
+    `ahead`: what the first call decrypts at least, doubled per call up to
+    READ_AHEAD (a stream whose end is far beyond what is read: a header)."""
 
-    def __init__(self, read_at: ReadAt, key: PakKey, start: int, length: int, plain: bytes | None = None):
+    def __init__(self, read_at: ReadAt, key: PakKey, start: int, length: int, plain: bytes | None = None,
+                 ahead: int = READ_AHEAD):
         super().__init__(key.decrypter(read_exact(read_at, start, BLOCK, "IV")))
         self._read_at = read_at
         self.start = start
         self.length = length
+        self._step = ahead
         self._ahead = b""      # decrypted, not yet fetched, not yet folded
         self._at = 0
         if plain is not None and len(plain) == length and hasattr(self._cipher, "decrypt_ahead"):
@@ -79,7 +86,8 @@ class EncryptedStream(_CipherStream):
             left = self._ahead[self._at:]
             done = self.pos + len(left)           # ciphertext already decrypted
             need = n - len(left)
-            k = min(max(need, READ_AHEAD), self.length - done)
+            k = min(max(need, self._step), self.length - done)
+            self._step = min(2 * self._step, READ_AHEAD)
             raw = self._read_at(self.start + BLOCK + done, k)
             if len(raw) < need:    # only what is needed now must exist: report it as a plain read would
                 raw = read_exact(self._read_at, self.start + BLOCK + done, need, "encrypted data")

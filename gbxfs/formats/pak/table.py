@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 import struct
 import sys
 from array import array
@@ -38,10 +39,10 @@ _FIVE = struct.Struct("<5I")
 COLUMN_CHUNK = 1 << 16
 _FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
 PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read, at most
-# what a piece asks for per file still to read (36 fixed bytes and a name): the header
-# stream goes on into the entries' data, so asking a whole PIECE for a small table
-# decrypted several times the table (a 2,500-file table is about 150 KB)
-RECORD_GUESS = 64
+# what the first piece asks for per file besides its fixed bytes (a short name), and
+# a piece's least size (_more)
+NAME_GUESS = 8
+MIN_PIECE = 1024
 # what one folder of the folder table keeps (object, path tuple, name strings); rounded up
 FOLDER_COST = 400
 
@@ -257,41 +258,62 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
     raw = bytearray()
     offsets = array("I")
     folder = array("i")
-    head, fixed = _HEAD.unpack_from, tail_of(version).size
+    head = _HEAD.unpack_from
+    step = 8 + tail_of(version).size      # a record's bytes but its name
     add_offset, add_folder = offsets.append, folder.append
-    pos = have = i = prev = 0
-    grouped = True
+    pos = have = i = 0
     empty = []
     while i < count:
+        # every record wholly in `raw` whose name is neither empty nor too long, in as
+        # short a step as can be (a pak may list a million files)
+        limit = have - 8
+        for i in range(i, count):
+            if pos > limit:
+                break
+            f, n = head(raw, pos)
+            end = pos + step + n
+            if end > have or not 0 < n <= MAX_NAME:
+                break
+            add_offset(pos)
+            add_folder(f)
+            pos = end
+        else:
+            break
+        # file i: cut off at the end of `raw`, or its name is empty or too long
         if pos + 8 > have:
-            have = _more(more, raw, i, count)
+            have = _more(more, raw, i, count, pos, step)
             continue
         f, n = head(raw, pos)
         if n > MAX_NAME:
             raise PakError(f"file name of {n} bytes is too long (limit {MAX_NAME})")
-        end = pos + 8 + n + fixed
+        end = pos + step + n
         if end > have:
-            have = _more(more, raw, i, count)
+            have = _more(more, raw, i, count, pos, step)
             continue
         add_offset(pos)
         add_folder(f)
-        if not n:
-            empty.append(i)
-        if f < prev:
-            grouped = False
-        prev = f
+        empty.append(i)
         pos = end
         i += 1
     del raw[pos:]
     digest.update(raw)
+    # listed folder by folder: one test per file, in C
+    grouped = all(map(operator.le, folder, itertools.islice(folder, 1, None)))
     # bytes: exactly its length (the bytearray grew by pieces and keeps spare room)
     table = FileTable(folders, bytes(raw), offsets, folder, grouped, empty=empty, version=version)
     _check(table)
     return table, pos
 
 
-def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int) -> int:
-    piece = more(min(PIECE, max(4096, (count - i) * RECORD_GUESS)))
+def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int, pos: int, step: int) -> int:
+    """`raw` with the next piece of the table appended; its new length. The
+    header stream goes on into the entries' data, so the piece asked for is
+    what the files left take, guessed from the records read so far (at first:
+    a record's fixed bytes and NAME_GUESS each), with a little to spare: a small table is never
+    decrypted whole several times over, a large one comes in a few pieces."""
+    per = pos / i if i else step + NAME_GUESS
+    want = int((count - i) * per * (1 + 1 / 16)) - (len(raw) - pos)
+    piece = more(min(PIECE, max(MIN_PIECE, want)))
     if not piece:
         raise PakError(f"pak header truncated: file {i} of {count} is cut off")
     raw += piece
@@ -301,7 +323,14 @@ def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int) -> i
 def _check(table: FileTable) -> None:
     """Every file in an existing folder, no path deeper than MAX_DEPTH."""
     n_folders = len(table.folders)
-    if len(table) and not (0 <= min(table.folder) and max(table.folder) < n_folders):
+    column = table.folder
+    if not len(table):
+        bad = False
+    elif table.grouped:         # ascending: its ends are its least and its largest
+        bad = not (0 <= column[0] and column[-1] < n_folders)
+    else:                       # one pass: as unsigned words, a negative index is above any valid one
+        bad = max(memoryview(column).cast("B").cast("I")) >= n_folders
+    if bad:
         i = next(i for i, f in enumerate(table.folder) if not 0 <= f < n_folders)
         raise PakError(f"file {i} ({table.stored_name(i)!r}) is in folder {table.folder[i]}, "
                        f"the pak has {n_folders}")

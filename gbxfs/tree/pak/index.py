@@ -20,11 +20,11 @@ one (or to a name the view reserves) gets "~N".
 from __future__ import annotations
 
 import bisect
+import collections
 import heapq
 import itertools
 import sys
 from array import array
-from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 from gbxfs.formats.pak.records import _component
@@ -49,9 +49,8 @@ class PakIndex:
 
     def __init__(self, table: FileTable):
         self.nodes = [_Node()]
-        node_of = [self._node(folder.parts, -1) for folder in table.folders]     # by table folder
-        for folder, node in zip(table.folders, node_of):
-            self.nodes[node].folders.append(folder.index)
+        folders = table.folders
+        node_of = self._place(folders)    # by table folder
         special = table.special()
         self.special = frozenset(special)
         # the nodes some file of which comes from a sub-path (plain() is None): the nodes
@@ -68,21 +67,49 @@ class PakIndex:
         # table order is usually folder by folder: then a folder's files are one range of it
         if table.grouped:
             self.order = None
-            self.starts = array("I", (bisect.bisect_left(column, f) for f in range(len(table.folders) + 1)))
+            self.starts = array("I", (bisect.bisect_left(column, f) for f in range(len(folders) + 1)))
         else:
-            self.order = array("i", sorted(range(len(column)), key=column.__getitem__))    # stable
-            # where each folder's run starts in that order: its files counted, summed up
-            counts = Counter(column)
+            # each folder's files in table order, one after the other (what a stable sort by
+            # folder gives, without one: a step in C per file)
+            runs: list[list[int]] = [[] for _ in folders]
+            collections.deque(map(list.append, map(runs.__getitem__, column), range(len(column))), 0)
+            self.order = array("i", itertools.chain.from_iterable(runs))
+            # where each folder's run starts in that order
             self.starts = array("I", [0])
-            self.starts.extend(itertools.accumulate(map(counts.__getitem__, range(len(table.folders)))))
+            self.starts.extend(itertools.accumulate(map(len, runs)))
         # what each node lists (size(): asked per folder a listing shows)
         starts = self.starts
         self.counts = array("I", [len(n.subs) + len(n.extra) for n in self.nodes])
-        for folder, node in zip(table.folders, node_of):
+        for folder, node in zip(folders, node_of):
             self.counts[node] += starts[folder.index + 1] - starts[folder.index]
         self.nbytes = (sys.getsizeof(self) + NODE_COST * len(self.nodes) + 4 * len(self.starts)
                        + (0 if self.order is None else 4 * len(self.order)) + 64 * len(self.special)
                        + 4 * len(self.counts) + 64 * len(self.mixed))
+
+    def _place(self, folders) -> list[int]:
+        """The node of each table folder (made with its missing parents), each shown
+        in its node. A folder whose parent came before it starts from the parent's
+        node (its path is the parent's and its own name's parts): the walk from
+        the root would pass only nodes the parent made."""
+        nodes = self.nodes
+        node_of: list[int] = []
+        for folder in folders:
+            parent, parts = folder.parent, folder.parts
+            if 0 <= parent < len(node_of):
+                d, parts = node_of[parent], parts[len(folders[parent].parts):]
+            else:
+                d = 0
+            for p in parts:         # usually one
+                node = nodes[d]
+                sub = node.by_name.get(p)
+                if sub is None:
+                    sub = node.by_name[p] = len(nodes)
+                    nodes.append(_Node())
+                    node.subs.append((-1, p, sub))
+                d = sub
+            node_of.append(d)
+            nodes[d].folders.append(folder.index)
+        return node_of
 
     def _node(self, parts: Iterable[str], created: int, mixed: set[int] | None = None) -> int:
         """The node of path `parts`, made with its missing parents; `created`: the
