@@ -207,20 +207,29 @@ class FileTable(Sequence[PakFileRecord]):
     def without_extension(self, wanted: Callable[[int], bool]) -> Iterator[int]:
         """Files whose class id is `wanted` and whose stored name's last part has no "."
         (in one pass over the raw table: no name is decoded, no record made)."""
+        known: dict[int, bool] = {}
+        for a in range(0, len(self.offsets), COLUMN_CHUNK):
+            yield from self.without_extension_in(a, self.columns(a, a + COLUMN_CHUNK)[4], wanted, known)
+
+    def without_extension_in(self, a: int, class_ids: Sequence[int], wanted: Callable[[int], bool],
+                             known: dict[int, bool]) -> list[int]:
+        """without_extension's files among files a, a + 1, ... whose class ids are
+        `class_ids` (a chunk of columns()' column: a pass that has it at hand, such
+        as tablesum.scan, needs no second one). `known`: wanted's answers so far,
+        shared by the chunks of one pass (asked once per class id)."""
+        for c in set(class_ids).difference(known):
+            known[c] = wanted(c)
+        ok = {c for c, v in known.items() if v}
+        if not ok:
+            return []
         raw, offsets, tail = self.raw, self.offsets, self.tail.size
         n = len(offsets)
-        known: dict[int, bool] = {}
-        for a in range(0, n, COLUMN_CHUNK):
-            class_ids = self.columns(a, a + COLUMN_CHUNK)[4]
-            for c in set(class_ids).difference(known):      # asked once per class id
-                known[c] = wanted(c)
-            ok = {c for c, v in known.items() if v}
-            if not ok:
-                continue
-            for i in [a + k for k, c in enumerate(class_ids) if c in ok]:
-                end = offsets[i + 1] if i + 1 < n else len(raw)
-                if b"." not in raw[offsets[i] + 8:end - tail].rpartition(b"\\")[2]:
-                    yield i
+        out = []
+        for i in itertools.compress(itertools.count(a), map(ok.__contains__, class_ids)):
+            end = offsets[i + 1] if i + 1 < n else len(raw)
+            if b"." not in raw[offsets[i] + 8:end - tail].rpartition(b"\\")[2]:
+                out.append(i)
+        return out
 
     def special(self) -> list[int]:
         """Files whose stored name is not one plain component (a backslash sub-path,

@@ -1,6 +1,7 @@
 """What a pak's file table adds up to, in one pass over its raw fields.
 
     s = sums(table)      # s.files, s.compressed, s.encrypted, s.no_feed, s.size, s.stored_size
+    s, ids = scan(table, wanted)   # the same, and table.without_extension(wanted) in the same pass
     roots(table)         # the first path component of every file, sorted
 
 A table may list a million files: these read the compact table's columns
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, NO_FEED_FLAG, PACK_COMPRESSED_FLAGS,
                                        PUBLIC_FILE_FLAG, split_name)
@@ -29,21 +31,32 @@ class TableSums:
 
 def sums(table: FileTable) -> TableSums:
     """The counts PakFileRecord's properties would give, summed over the table."""
+    return scan(table)[0]
+
+
+def scan(table: FileTable, wanted: Callable[[int], bool] | None = None) -> tuple[TableSums, list[int]]:
+    """sums(table), and with `wanted` (a test of class ids) the files
+    table.without_extension(wanted) gives, in one pass over the columns
+    (.pak-info.txt wants both: its typed names are such files)."""
     new = table.version >= 6
     compressed_bits = PACK_COMPRESSED_FLAGS if new else COMPRESSED_FLAGS
     clear_bits = (PUBLIC_FILE_FLAG | FORCE_NO_CRYPT_FLAG) if new else 0
     s = TableSums(files=len(table))
     counts: Counter[int] = Counter()
+    picked: list[int] = []
+    known: dict[int, bool] = {}
     for a in range(0, s.files, COLUMN_CHUNK):
-        _, sizes, stored, _, _, flags = table.columns(a, a + COLUMN_CHUNK)
+        _, sizes, stored, _, class_ids, flags = table.columns(a, a + COLUMN_CHUNK)
         counts.update(flags)
         s.size += sum(sizes)
         s.stored_size += sum(stored)
+        if wanted is not None:
+            picked += table.without_extension_in(a, class_ids, wanted, known)
     # a few distinct flag values: each tested once
     s.compressed = sum(n for f, n in counts.items() if f & compressed_bits)
     s.encrypted = s.files - sum(n for f, n in counts.items() if f & clear_bits)
     s.no_feed = sum(n for f, n in counts.items() if f & NO_FEED_FLAG)
-    return s
+    return s, picked
 
 
 def roots(table: FileTable) -> list[str]:

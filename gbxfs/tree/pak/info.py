@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.tablesum import sums
+from gbxfs.formats.pak.tablesum import TableSums, sums
 from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
 
 INFO_NAME = ".pak-info.txt"
@@ -24,7 +24,9 @@ def error_dir(name: str, info: str, error: str, mtime: int) -> Dir:
 
 
 def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | None,
-                version: int | None = None, typed: list | None = None) -> str:
+                version: int | None = None, typed: list | None = None, table_sums: TableSums | None = None) -> str:
+    """The text of .pak-info.txt; `table_sums`: sums(arc.files) if at hand
+    (names.typed_renames_and_sums makes it with the typed names)."""
     lines = [f"pak = {name}"]
     if arc is not None:
         version = arc.version
@@ -33,7 +35,8 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
     lines += key_lines(keysrc)
     if arc is not None:
         h = arc.header
-        s = sums(arc.files)      # one pass over its fields: a table may list a million files
+        # one pass over its fields: a table may list a million files
+        s = table_sums if table_sums is not None else sums(arc.files)
         lines += [
             "header.md5 = " + ("ok" if h.md5_ok else f"MISMATCH (stored {h.stored_md5.hex()})"),
             f"header.flags = {h.flags:#x}",

@@ -11,6 +11,7 @@ Names that already carry an extension are never changed.
 from __future__ import annotations
 
 from gbxfs.formats.gbx import classdb
+from gbxfs.formats.pak.tablesum import TableSums, scan
 
 STORED_NAME_XATTR = "user.pak.stored_name"
 CLASS_XATTR = "user.pak.class_id"
@@ -25,24 +26,21 @@ def typed_name(stored: str, class_id: int, pack_version: int) -> str | None:
     return None if ext is None else f"{stored}.{ext[1]}"
 
 
-def typed_renames(arc, enabled: bool = True) -> list[tuple[object, str]]:
-    """(record, typed name) for every entry of `arc` shown under a typed name."""
-    if not enabled:
-        return []
-    out = []
+def typed_renames_and_sums(arc, enabled: bool = True) -> tuple[list[tuple[object, str]], TableSums]:
+    """(record, typed name) for every entry of `arc` shown under a typed name (none
+    when not `enabled`), and tablesum.sums(arc.files): what an info file shows,
+    in one pass over the table's fields."""
     table = arc.files
     new = arc.version >= 6
-    known: dict[int, bool] = {}
 
-    def has_extension(class_id: int) -> bool:
-        ok = known.get(class_id)
-        if ok is None:
-            ok = known[class_id] = classdb.class_extension(class_id, new=new) is not None
-        return ok
-    # typed_name's own tests first, on the raw table: a record only for the candidates
-    for i in table.without_extension(has_extension):
+    def has_extension(class_id: int) -> bool:       # asked once per class id
+        return classdb.class_extension(class_id, new=new) is not None
+    s, ids = scan(table, has_extension if enabled else None)
+    # typed_name's own tests passed on the raw table: a record only for these files
+    out = []
+    for i in ids:
         rec = table[i]
         t = typed_name(rec.parts[-1], rec.class_id, arc.version) if rec.parts else None
         if t is not None:
             out.append((rec, t))
-    return out
+    return out, s

@@ -16,13 +16,13 @@ from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.tablesum import sums
+from gbxfs.formats.pak.tablesum import TableSums, sums
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
 from gbxfs.tree.pak.entries import build_tree
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, error_dir, key_lines, typed_lines
 from gbxfs.tree.pak.keys import lookup_key
-from gbxfs.tree.pak.names import typed_renames
+from gbxfs.tree.pak.names import typed_renames_and_sums
 from gbxfs.tree.source import ByteSource
 
 PACK_INFO_NAME = "pack-info.txt"
@@ -30,14 +30,16 @@ XML_NAME = "pack.xml"
 
 
 def render_pack_info(header: packgbx.PackHeader, arc: PackArchive | None, ks, error: str | None,
-                     typed: list | None = None) -> str:
+                     typed: list | None = None, table_sums: TableSums | None = None) -> str:
+    """The text of pack-info.txt; `table_sums`: sums(arc.files) if at hand."""
     lines = [packgbx.render(header).rstrip("\n")]
     lines += key_lines(ks)
     if arc is not None:
         lines.append(f"table.storage = {arc.header_mode}")
         t = arc.table
         if t is not None:
-            s = sums(arc.files)      # one pass over its fields: a table may list a million files
+            # one pass over its fields: a table may list a million files
+            s = table_sums if table_sums is not None else sums(arc.files)
             lines += [
                 f"table.md5 = {t.stored_md5.hex()} ({'matches' if t.md5_v3_rule else 'differs from'}"
                 " the version 3 rule; not checked)",
@@ -71,9 +73,11 @@ def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
         error = arc.table_error
     except PakError as e:
         error = e.reason
-    kids: list[Entry] = [RenderedFile(PACK_INFO_NAME, lambda: render_pack_info(
-        header, arc, ks, error, typed_renames(arc, ctx.typed_names) if arc and arc.table else None
-    ).encode("utf-8", "replace"), mtime_ns=mtime)]
+
+    def render() -> bytes:
+        typed, s = typed_renames_and_sums(arc, ctx.typed_names) if arc and arc.table else (None, None)
+        return render_pack_info(header, arc, ks, error, typed, s).encode("utf-8", "replace")
+    kids: list[Entry] = [RenderedFile(PACK_INFO_NAME, render, mtime_ns=mtime)]
     if header.xml:
         kids.append(BytesFile(XML_NAME, header.xml.encode("utf-8"), mtime_ns=mtime))
     if arc is None or arc.table is None:

@@ -19,7 +19,7 @@ from gbxfs.tree.model import BytesFile, Dir, ErrorFolder, RenderedFile
 from gbxfs.tree.pak.entries import build_tree
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME, error_dir, render_info
 from gbxfs.tree.pak.keys import lookup_key
-from gbxfs.tree.pak.names import typed_renames
+from gbxfs.tree.pak.names import typed_renames_and_sums
 from gbxfs.tree.pak.pack import open_pack_gbx
 from gbxfs.tree.source import ByteSource
 
@@ -42,9 +42,11 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
         arc = PakArchive(source.read_at, source.size, key, cache=ctx.cache)
     except PakError as e:
         return error_dir(name, render_info(name, None, ks, e.reason, version=version), e.reason, mtime)
-    info = RenderedFile(INFO_NAME, lambda: render_info(name, arc, ks, None,
-                                                       typed=typed_renames(arc, ctx.typed_names)
-                                                       ).encode("utf-8", "replace"), mtime_ns=mtime)
+
+    def render() -> bytes:
+        typed, s = typed_renames_and_sums(arc, ctx.typed_names)     # one pass over the table for both
+        return render_info(name, arc, ks, None, typed=typed, table_sums=s).encode("utf-8", "replace")
+    info = RenderedFile(INFO_NAME, render, mtime_ns=mtime)
     if not arc.header.md5_ok:
         err = "header MD5 mismatch: the file table is corrupt (or the key is wrong); entries not shown"
         d = ErrorFolder(name, err, [info, BytesFile(ERROR_NAME, (err + "\n").encode())], mtime_ns=mtime)
