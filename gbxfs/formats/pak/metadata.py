@@ -22,11 +22,13 @@ from gbxfs.formats.pak.stream import plain_range
 
 MAX_META = 64 << 20     # refuse a declared metadata size beyond this before inflating
 
-# a binary version 6 GBX header's fixed start: magic, version, the four format bytes,
-# class id, userDataSize (gbx/header.py reads the same fields one by one)
-_LEAD = struct.Struct("<3sH4sII")
+# a binary version 6 GBX header's first 9 bytes: magic, version, the four format bytes
+# (gbx/header.py reads them one by one); class id and userDataSize follow
+_BINARY6 = frozenset(b"GBX\x06\x00B" + bytes((a, b, c)) for a in b"UC" for b in b"UC" for c in b"RE")
 _HEAVY = 0x80000000
 _U32 = struct.Struct("<I")
+_I32 = struct.Struct("<i")
+_TABLES: dict[int, struct.Struct] = {}   # a header chunk table of n entries (ids and sizes) by n
 
 
 @dataclass
@@ -69,11 +71,12 @@ def read_metadata(read_at, file_size: int, key: PakKey, offset: int, size: int, 
 
 def _parse_records(records: bytes, num_files: int, out: Metadata) -> None:
     pos = 0
+    i32, headers = _I32.unpack_from, out.headers
     while True:
         if pos + 4 > len(records):
             out.error = out.error or "metadata records end without a terminating index"
             return
-        (index,) = struct.unpack_from("<i", records, pos)
+        (index,) = i32(records, pos)
         pos += 4
         if not 0 <= index < num_files:
             return
@@ -84,7 +87,7 @@ def _parse_records(records: bytes, num_files: int, out: Metadata) -> None:
             except GbxError as e:
                 out.error = f"metadata record for file {index} is not a GBX header: {e}"
                 return
-        out.headers[index] = records[pos:end]
+        headers[index] = records[pos:end]
         pos = end
 
 
@@ -94,12 +97,9 @@ def header_end(records: bytes, pos: int) -> int | None:
     holds one header per GBX entry and only their lengths are needed when the pak
     opens. None for anything else or anything read_header would refuse: then
     read_header decides (other versions, text headers, errors and their messages)."""
-    if pos + 21 > len(records):
+    if records[pos:pos + 9] not in _BINARY6 or pos + 21 > len(records):
         return None
-    magic, version, fmt, _, size = _LEAD.unpack_from(records, pos)
-    if (magic != b"GBX" or version != 6 or fmt[0] != 0x42 or fmt[1] not in b"UC" or fmt[2] not in b"UC"
-            or fmt[3] not in b"RE"):
-        return None
+    (size,) = _U32.unpack_from(records, pos + 13)
     end = pos + 21 + size           # the user data, then numNodes
     if end > len(records):
         return None
@@ -109,9 +109,10 @@ def header_end(records: bytes, pos: int) -> int | None:
         count = _U32.unpack_from(records, pos + 17)[0]
         if count > (size - 4) // 8:
             return None
-        words = struct.unpack_from(f"<{2 * count}I", records, pos + 21)
-        # the chunk sizes fill the user data exactly (so each chunk fits in it)
-        if 4 + 8 * count + sum(w & ~_HEAVY for w in words[1::2]) != size:
+        table = _TABLES.get(count) or _TABLES.setdefault(count, struct.Struct(f"<{2 * count}I"))
+        sizes = table.unpack_from(records, pos + 21)[1::2]
+        # the chunk sizes (heavy bit cleared) fill the user data exactly (so each chunk fits in it)
+        if 4 + 8 * count + sum(sizes) - sum(map(_HEAVY.__and__, sizes)) != size:
             return None
     if _U32.unpack_from(records, end - 4)[0] > 1 << 24:
         return None

@@ -223,13 +223,17 @@ class FileTable(Sequence[PakFileRecord]):
         if not ok:
             return []
         raw, offsets, tail = self.raw, self.offsets, self.tail.size
-        n = len(offsets)
-        out = []
-        for i in itertools.compress(itertools.count(a), map(ok.__contains__, class_ids)):
-            end = offsets[i + 1] if i + 1 < n else len(raw)
-            if b"." not in raw[offsets[i] + 8:end - tail].rpartition(b"\\")[2]:
-                out.append(i)
-        return out
+        ids = list(itertools.compress(itertools.count(a), map(ok.__contains__, class_ids)))
+        if not ids:
+            return []
+        starts = [offsets[i] + 8 for i in ids]      # each name's bytes: starts[k]:ends[k]
+        ends = [offsets[i + 1] - tail for i in ids[:-1]]
+        ends.append((offsets[ids[-1] + 1] if ids[-1] + 1 < len(offsets) else len(raw)) - tail)
+        # no "." after the last backslash: the last "." (or -1) comes before the last
+        # backslash (or is -1 too); a few calls in C per file, no name sliced
+        dots = map(raw.rfind, itertools.repeat(b"."), starts, ends)
+        cuts = map(raw.rfind, itertools.repeat(b"\\"), starts, ends)
+        return list(itertools.compress(ids, map(operator.le, dots, cuts)))
 
     def special(self) -> list[int]:
         """Files whose stored name is not one plain component (a backslash sub-path,
