@@ -126,28 +126,38 @@ def read_tables(f: _Fields, stream, version: int) -> tuple[list[PakFolder], byte
 
 def _read_folders(src: PageReader, count: int) -> list[tuple[int, str]]:
     """(parent, name) of `count` folder records: the bytes read() would hand out
-    for f.i32() and f.string("folder") per folder, in the same order, so every
-    page is fetched when it was (the folder feed comes right after). A record
-    wholly in the page at hand is parsed from it with no call per field (a pak
-    may hold thousands of folders); one that runs past it (or whose name is too
-    long) is read field by field, which fetches the next page as before."""
+    for f.i32() and f.string("folder") per folder, in the same order, and every
+    page fetched before the folder feed, as it was. Records are parsed from
+    the buffer at hand with no call per field (a pak may hold thousands of
+    folders). When it runs out, the pages holding 8 more bytes per folder left
+    (what each takes at least) are fetched at once: they are all read before
+    the feed in any case. A record that still runs past them (or whose name is
+    too long) is read field by field, as before."""
     out = []
     add, head, read, from_bytes = out.append, _FOLDER_HEAD.unpack_from, src.read, int.from_bytes
     buf = src.take_buffered()
     at, end = 0, len(buf)
-    for _ in range(count):
+    j = 0
+    fetched_for = -1
+    while j < count:
         if at + 8 <= end:
             parent, n = head(buf, at)
             if at + 8 + n <= end and n <= MAX_NAME:
                 add((parent, decode_name(buf[at + 8:at + 8 + n])))
                 at += 8 + n
+                j += 1
                 continue
         src.give_back(end - at)
-        parent = from_bytes(read(4), "little", signed=True)
-        n = from_bytes(read(4), "little")
-        if n > MAX_NAME:
-            raise PakError(f"folder name of {n} bytes is too long (limit {MAX_NAME})")
-        add((parent, decode_name(read(n))))
+        if fetched_for != j:
+            src.fetch_through(8 * (count - j))
+            fetched_for = j
+        else:
+            parent = from_bytes(read(4), "little", signed=True)
+            n = from_bytes(read(4), "little")
+            if n > MAX_NAME:
+                raise PakError(f"folder name of {n} bytes is too long (limit {MAX_NAME})")
+            add((parent, decode_name(read(n))))
+            j += 1
         buf = src.take_buffered()
         at, end = 0, len(buf)
     src.give_back(end - at)
@@ -165,7 +175,10 @@ def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:
     for j, parent in enumerate(parents):
         if parent != -1 and not 0 <= parent < n:
             raise PakError(f"folder {j} has parent {parent}, the pak has {n} folders")
-    own = [split_name(name) for _, name in raw]
+    names = [name for _, name in raw]
+    # folder names repeat ("Media\\", "Textures\\"...): each distinct one split once
+    split = {name: split_name(name) for name in set(names)}
+    own = list(map(split.__getitem__, names))
     if all(map(operator.lt, parents, range(n))):
         # every parent listed before its folders (the writers' order): one pass, and the
         # first folder too deep is the one the general way below names
@@ -178,7 +191,7 @@ def _resolve_folders(raw: list[tuple[int, str]]) -> list[PakFolder]:
             paths.append(path)
     else:
         paths = _paths_any_order(parents, own)
-    return make_folders(parents, [name for _, name in raw], paths)
+    return make_folders(parents, names, paths)
 
 
 def _paths_any_order(parents: list[int], own: list[tuple[str, ...]]) -> list[tuple[str, ...]]:

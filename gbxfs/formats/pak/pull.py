@@ -40,6 +40,22 @@ class RefillingSource:
         self.consumed += len(out)
         return out
 
+    def fetch_through(self, n: int) -> None:
+        """Have the next `n` bytes (as many as are left, at most) in the buffer at
+        hand, refilling now as often as they need: for a parser that knows they
+        are all read before anything changes what a refill brings (a feed)."""
+        want = min(n, self.size - self.consumed)
+        pieces = [self._buf[self._off:]]
+        have = len(pieces[0])
+        while have < want:
+            piece = self._refill()
+            if not piece:
+                break
+            pieces.append(piece)
+            have += len(piece)
+        if len(pieces) > 1:
+            self._buf, self._off = b"".join(pieces), 0
+
     def give_back(self, n: int) -> None:
         """Unconsume the last `n` bytes take_buffered() handed out (nothing was read since)."""
         if not 0 <= n <= self._off:

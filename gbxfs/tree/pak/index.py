@@ -20,7 +20,6 @@ one (or to a name the view reserves) gets "~N".
 from __future__ import annotations
 
 import bisect
-import collections
 import heapq
 import itertools
 import sys
@@ -69,11 +68,16 @@ class PakIndex:
             self.order = None
             self.starts = array("I", (bisect.bisect_left(column, f) for f in range(len(folders) + 1)))
         else:
-            # each folder's files in table order, one after the other (what a stable sort by
-            # folder gives, without one: a step in C per file)
+            # each folder's files in table order, one after the other: what a stable sort by
+            # folder gives, in one short step per file (read_files checked every folder index)
             runs: list[list[int]] = [[] for _ in folders]
-            collections.deque(map(list.append, map(runs.__getitem__, column), range(len(column))), 0)
-            self.order = array("i", itertools.chain.from_iterable(runs))
+            for i, f in enumerate(column):
+                runs[f].append(i)
+            flat: list[int] = []
+            for run in runs:
+                flat += run
+            self.order = array("i")
+            self.order.fromlist(flat)       # an array from a list: the fastest way in
             # where each folder's run starts in that order
             self.starts = array("I", [0])
             self.starts.extend(itertools.accumulate(map(len, runs)))
