@@ -76,3 +76,40 @@ def test_a_listed_file_is_what_its_initialiser_makes(tmp_path):
             if hasattr(made, s):
                 assert getattr(made, s) == getattr(e, s), s
     assert listed["a.txt"].size() == 5 and listed["b.bin"].size() == 300
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_folders_placed_from_their_parents_are_where_a_walk_from_the_root_puts_them(seed):
+    """PakIndex places a folder whose parent came first from the parent's node: the
+    nodes (names, order, ids) and each folder's files are those of a walk of every
+    folder's path from the root, and of a stable sort of the files by folder."""
+    from gbxfs.formats.pak.errors import PakError
+    from gbxfs.formats.pak.header import _resolve_folders
+    from gbxfs.tree.pak.index import _Node
+
+    rng = random.Random(seed)
+    for _ in range(30):
+        n = rng.randint(1, 25)
+        parents = [-1 if i == 0 or rng.random() < 0.2 else rng.randrange(n) for i in range(n)]
+        names = [rng.choice(("a\\", "b\\", "a\\b\\", "", "\\", "c")) for _ in range(n)]
+        try:
+            folders = _resolve_folders(list(zip(parents, names)))
+        except PakError:
+            continue        # a cyclic parent chain: refused before any index
+        folder_of = [rng.randrange(n) for _ in range(rng.randint(0, 40))]
+        if rng.random() < 0.5:
+            folder_of.sort()
+        raw = b"".join(struct.pack("<iI", f, len(nm := f"f{i}".encode())) + nm + FIXED.pack(0, i, i, 0, 0, 0)
+                       for i, f in enumerate(folder_of))
+        pieces = [raw]
+        table, _ = read_files(lambda k: pieces.pop() if pieces else b"", len(folder_of), folders, hashlib.md5())
+        index = PakIndex(table)
+        walk = PakIndex.__new__(PakIndex)
+        walk.nodes = [_Node()]
+        for f in folders:
+            walk.nodes[walk._node(f.parts, -1)].folders.append(f.index)
+        assert [(x.subs, x.by_name, x.folders) for x in index.nodes] == \
+            [(x.subs, x.by_name, x.folders) for x in walk.nodes]
+        by_folder = sorted(range(len(folder_of)), key=folder_of.__getitem__)
+        assert [i for f in range(n) for i in index._files(f)] == by_folder
+        assert [index.starts[f + 1] - index.starts[f] for f in range(n)] == [folder_of.count(f) for f in range(n)]
