@@ -32,9 +32,9 @@ class RefillingSource:
 
     def take_buffered(self) -> bytes:
         """The rest of the buffer at hand (b"" if none), consumed, nothing
-        fetched: for a parser of many small records, which parses them from it
-        itself and read()s only a record that runs past it (header.py's folder
-        table); give_back() returns what it did not parse."""
+        refilled: for a parser of many small records, which parses them from it
+        itself (header.py's folder table); give_back() returns what it did not
+        parse, fetch_through() or read() bring more."""
         out = self._buf[self._off:self._off + self.size - self.consumed]
         self._off += len(out)
         self.consumed += len(out)
