@@ -37,6 +37,7 @@ _U64 = struct.Struct("<Q")
 _FIVE = struct.Struct("<5I")
 # files per columns() call of a pass over a whole table (about 2 MB of columns)
 COLUMN_CHUNK = 1 << 16
+_PARTS = operator.attrgetter("parts")
 _FIELDS = ("unknown", "size", "stored_size", "offset", "class_id", "flags")
 PIECE = 1 << 20        # bytes of the header decrypted per call while the table is read, at most
 # what the first piece asks for per file besides its fixed bytes (a short name), and
@@ -347,8 +348,8 @@ def _check(table: FileTable) -> None:
         i = next(i for i, f in enumerate(table.folder) if not 0 <= f < n_folders)
         raise PakError(f"file {i} ({table.stored_name(i)!r}) is in folder {table.folder[i]}, "
                        f"the pak has {n_folders}")
-    depth = [len(f.parts) for f in table.folders]
-    deep = {j for j, d in enumerate(depth) if d >= MAX_DEPTH}
+    depth = list(map(len, map(_PARTS, table.folders)))
+    deep = {j for j, d in enumerate(depth) if d >= MAX_DEPTH} if max(depth, default=0) >= MAX_DEPTH else ()
     check = table.special()
     if deep:
         check = sorted(set(check) | {i for i, f in enumerate(table.folder) if f in deep})
