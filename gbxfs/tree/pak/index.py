@@ -120,6 +120,9 @@ class PakIndex:
         if node in self.mixed:
             return None
         n, starts = self.nodes[node], self.starts
+        if len(n.folders) == 1:     # most nodes: one table folder (asked per folder listed)
+            f = n.folders[0]
+            return n.subs, [(starts[f], starts[f + 1])]
         return n.subs, [(starts[f], starts[f + 1]) for f in n.folders]
 
     def ids(self, a: int, b: int) -> range | array:
