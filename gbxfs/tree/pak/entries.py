@@ -110,7 +110,7 @@ class PakTree:
 
     def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
-        # the files' shown names, sizes and marks, a block at a time (tree/pak/listed.py)
+        # the files' shown names, sizes and marks, a block at a time (tree/pak/columns.py)
         self.columns = FileColumns(arc, ctx.cache, arc.version if ctx.typed_names else None,
                                    ctx.gbx_mode == "folder", self.static_rows)
         self._index_key = ("pak.index", arc)

@@ -1,11 +1,12 @@
 """A pak folder's listing as rows (tree/rows.py): names and sizes read from the
 file table's columns, a plain file's entry (PakEntryFile) made on first use.
 
-`find` lists every folder of a pak and opens no file: the listing is then the
-table's names decoded and its size column, with no object and no Python call
-per file. Where names need fixing one by one (sub-paths, names that are not one
-plain component, untyped names to type, names to make unique) the listing is made
-file by file as before (PakIndex.listing) and turned into rows.
+`find` lists every folder of a pak and opens no file: the listing is then slices
+of the names and sizes the pak's blocks hold (tree/pak/columns.py: decoded and
+typed once per block of files), with no object and no Python call per file. Where
+names need fixing one by one (sub-paths, names that are not one plain component,
+names to make unique) the listing is made file by file as before
+(PakIndex.listing) and turned into rows.
 
 A file whose table fields say it cannot be read has its entry made in the
 listing (its folder shows error.txt at once); so has every GBX file shown as a
