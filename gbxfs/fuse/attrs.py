@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pyfuse3
 
 from gbxfs.tree.model import Access, Dir, Entry, File
+from gbxfs.tree.rows import Rows
 
 # large I/O hint: tools read in st_blksize chunks, and each FUSE request costs a round trip
 BLKSIZE = 128 * 1024
@@ -68,7 +69,7 @@ def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: 
         kids = entry.peek()
     # 2 + subdirectories when known; 1 (the "unknown" convention find honours)
     # rather than listing a pak just to count its folders
-    a.st_nlink = 1 if kids is None else 2 + sum(1 for c in list(kids.values()) if c.is_dir)
+    a.st_nlink = 1 if kids is None else 2 + _folder_count(kids)
     a.st_blksize = BLKSIZE
     if access is None:
         a.st_uid = policy.uid
@@ -78,6 +79,14 @@ def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: 
         a.st_gid = access[2]
     a.st_atime_ns = a.st_mtime_ns = a.st_ctime_ns = mtime_ns
     return a
+
+
+def _folder_count(kids) -> int:
+    """The sub-folders of a listing; of rows without making their files' entries
+    (a second `find` would otherwise make one per file of every folder)."""
+    if isinstance(kids, Rows):
+        return kids.folder_count()
+    return sum(1 for c in list(kids.values()) if c.is_dir)
 
 
 def file_owner(access: Access | None, policy: AttrPolicy) -> tuple[int, int, int]:

@@ -15,6 +15,7 @@ listing's maker turns into the entry (a table index).
 
 `cells[i]` is the entry, or (not made yet) an int handed to make(rows, i, token); the
 same entry is returned every time (the FUSE layer compares entries by identity).
+A row not made yet is a file: makers make folders with the listing.
 """
 from __future__ import annotations
 
@@ -65,6 +66,10 @@ class Rows(Mapping):
     def made(self) -> list[Entry]:
         """The entries made so far (none is made)."""
         return [x for x in self.cells if x.__class__ is not int]
+
+    def folder_count(self) -> int:
+        """How many rows are folders (a folder's link count), no entry made."""
+        return sum(1 for x in self.cells if x.__class__ is not int and x.is_dir)
 
     def first_made(self, n: int) -> list[tuple[str, Entry]]:
         """(name, entry) of the rows among the first n whose entry is made (none is made)."""

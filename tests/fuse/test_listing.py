@@ -225,3 +225,21 @@ def test_dots_carry_their_folders_numbers_and_type(tmp_path, monkeypatch):
             await ops.getattr(inode, None)      # listed: its attributes are kept from now on
             assert ops.inodes.get(inode).attrs is not None
     trio.run(main)
+
+
+def test_a_listed_pak_folders_link_count_makes_none_of_its_files(tmp_path, monkeypatch):
+    """A second walk shows a listed folder's link count (2 + its sub-folders):
+    counted from its rows, whose files' entries stay unmade."""
+    write_packs(tmp_path / "p", {"A": [PakFile(f"Data/b/{s}/f.bin", b"1") for s in ("x", "y")]
+                                 + [PakFile(f"Data/b/f{i}.bin", bytes([i])) for i in range(5)]})
+    ops, _ = _ops(tmp_path / "p")
+
+    async def main():
+        data = await _walk(ops, "A.pak/Data")
+        b = await _walk(ops, "A.pak/Data/b")
+        await _list(ops, b, monkeypatch)
+        return await _list(ops, data, monkeypatch), ops.inodes.get(b).entry.peek()
+
+    listed, rows = trio.run(main)
+    assert [(n, a["st_nlink"]) for n, a in listed] == [(b"b", 4)]
+    assert len(rows) == 7 and sorted(e.name for e in rows.made()) == ["x", "y"]
