@@ -19,7 +19,7 @@ from typing import Any
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
 from gbxfs.formats.pak.entry import PakEntry
-from gbxfs.formats.pak.tablecheck import static_check, static_error
+from gbxfs.formats.pak.tablecheck import static_check, static_error, static_rows
 from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, MAGIC, PakFileRecord,
@@ -130,6 +130,10 @@ class PakArchive:
         """static_error's verdict (true: it names something) as one test of the
         same fields, for a listing that asks it of every file."""
         return static_check(self.size, self.header.data_offset)
+
+    def static_rows(self):
+        """static_check over columns (tablecheck.static_rows): the bad files of a block."""
+        return static_rows(self.size, self.header.data_offset)
 
     def entry(self, rec: PakFileRecord) -> PakEntry:
         e = self._entries.get(rec.index)

@@ -29,6 +29,7 @@ from gbxfs.formats.pak.header6 import Pack6Table, PlainStream, read_table
 from gbxfs.formats.pak.metadata import Metadata
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.formats.pak.tablecache import HeldTable, TableView
+from gbxfs.formats.pak.tablecheck import rows_of
 from gbxfs.formats.pak.stream import EncryptedStream
 
 FIRST_VERSION, LAST_VERSION = 6, 18
@@ -151,6 +152,10 @@ class PackArchive:
         """static_error's verdict (true: it names something) for the same fields."""
         static = self.static_error
         return lambda size, stored_size, offset, flags: static(size, stored_size, offset, flags) is not None
+
+    def static_rows(self):
+        """static_check over columns (tablecheck.rows_of): the bad files of a block."""
+        return rows_of(self.static_check())
 
     def entry(self, rec: PakFileRecord) -> PackEntry:
         e = self._entries.get(rec.index)

@@ -133,25 +133,38 @@ class FileTable(Sequence[PakFileRecord]):
 
     def named_columns(self, ids) -> tuple[list[str], tuple[Sequence[int], ...]]:
         """The stored names (decoded as rows() does) and the six columns (as columns()
-        gives them) of files `ids` (ascending: a range, an array or a list), in a few
-        passes with no call per file (a folder's listing)."""
+        gives them) of files `ids` (a range, an array or a list, in any order: a
+        block of a pak's files in folder order, tree/pak/columns.py), in a few passes
+        with no call per file."""
         if not len(ids):
             return [], ((),) * len(_FIELDS)
         raw, offsets, back = self.raw, self.offsets, self.tail.size
-        last = ids[-1] == len(offsets) - 1      # the last record ends at the end of the table
-        if isinstance(ids, range):
-            ends = offsets[ids.start + 1:ids.stop + 1]
+        if isinstance(ids, range) and ids.step == 1:
             heads = offsets[ids.start:ids.stop]
+            ends = offsets[ids.start + 1:ids.stop + 1]
+            if ids.stop == len(offsets):       # the last record ends at the end of the table
+                ends.append(len(raw))
         else:
-            ends = [offsets[i + 1] for i in (ids[:-1] if last else ids)]
             heads = [offsets[i] for i in ids]
-        if last:
-            ends.append(len(raw))
+            ends = self._ends_of(ids)
         try:
             names = [raw[h + 8:e - back].decode() for h, e in zip(heads, ends)]
         except UnicodeDecodeError:
             names = [decode_name(raw[h + 8:e - back]) for h, e in zip(heads, ends)]
         return names, self._columns_at(ends)
+
+    def _ends_of(self, ids) -> list[int]:
+        """Where the records `ids` end (any order): the next record's start, the end
+        of the table for the last record (found by one search, not a test per file)."""
+        offsets = self.offsets
+        try:
+            k = ids.index(len(offsets) - 1)
+        except ValueError:
+            return [offsets[i + 1] for i in ids]
+        ends = [offsets[i + 1] for i in ids[:k]]
+        ends.append(len(self.raw))
+        ends += [offsets[i + 1] for i in ids[k + 1:]]
+        return ends
 
     def fixed_fields(self) -> Iterator[tuple[int, int, int, int, int, int]]:
         """(unknown, size, stored size, offset, class id, flags) of every file, in order."""

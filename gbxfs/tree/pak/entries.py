@@ -24,6 +24,7 @@ from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry
 from gbxfs.tree.pak.ahead import read_ahead, take_mark
+from gbxfs.tree.pak.columns import FileColumns
 from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
 from gbxfs.tree.pak.files import PakEntryFile, PakEntrySource, _record_xattrs
 from gbxfs.tree.pak.index import PakIndex
@@ -105,12 +106,15 @@ class PakTree:
     folders (tree/pak/index.py) and how entries are made. The table and the
     index live in ctx.cache (made again when evicted); so do the listings."""
 
-    __slots__ = ("arc", "ctx", "mtime", "root_extra", "_index_key", "_bad")
+    __slots__ = ("arc", "ctx", "mtime", "root_extra", "columns", "_index_key", "_bad", "_bad_rows")
 
     def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
+        # the files' shown names, sizes and marks, a block at a time (tree/pak/columns.py)
+        self.columns = FileColumns(arc, ctx.cache, arc.version if ctx.typed_names else None,
+                                   ctx.gbx_mode == "folder", self.static_rows)
         self._index_key = ("pak.index", arc)
-        self._bad = None
+        self._bad = self._bad_rows = None
 
     def file_row(self, rows: Rows, i: int, index: int) -> PakEntryFile:
         """The PakEntryFile of row i of a listing (tree/pak/listed.py), table index `index`:
@@ -121,11 +125,18 @@ class PakTree:
         return e
 
     def static_check(self):
-        """The archive's static_check (made once: asked per listing)."""
+        """The archive's static_check (made once: asked per listing made file by file)."""
         bad = self._bad
         if bad is None:
             bad = self._bad = self.arc.static_check()
         return bad
+
+    def static_rows(self):
+        """The archive's static_rows (made once: asked per block of files, tree/pak/columns.py)."""
+        rows = self._bad_rows
+        if rows is None:
+            rows = self._bad_rows = self.arc.static_rows()
+        return rows
 
     def index(self) -> PakIndex:
         arc = self.arc

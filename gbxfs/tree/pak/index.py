@@ -142,23 +142,24 @@ class PakIndex:
         """How many entries the node lists (before names the view adds)."""
         return self.counts[node]
 
-    def plain(self, node: int) -> tuple[list[tuple[int, str, int]], range | array | list[int]] | None:
-        """The node's sub-folders ((-1, name, node id) as in _Node.subs) and its files'
-        table indices (ascending) in listing order, when no file of it comes from a
-        sub-path (then listing() shows the sub-folders, then the files in table order);
-        else None."""
+    def spans(self, node: int) -> tuple[list[tuple[int, str, int]], list[tuple[int, int]]] | None:
+        """The node's sub-folders ((-1, name, node id) as in _Node.subs) and where its
+        files are in folder order (positions a..b, table indices ids(a, b)), one span
+        per table folder shown here, when no file of it comes from a sub-path (then
+        listing() shows the sub-folders, then the files in table order); else None.
+        The spans include the `special` files, which show elsewhere or nowhere."""
         if node in self.mixed:
             return None
         n, starts = self.nodes[node], self.starts
-        folders = n.folders
-        if len(folders) == 1:
-            a, b = starts[folders[0]], starts[folders[0] + 1]
-            ids: range | array | list[int] = range(a, b) if self.order is None else self.order[a:b]
-        else:
-            ids = sorted(itertools.chain.from_iterable(map(self._files, folders)))
-        if self.special:
-            ids = [i for i in ids if i not in self.special]
-        return n.subs, ids
+        if len(n.folders) == 1:     # most nodes: one table folder (asked per folder listed)
+            f = n.folders[0]
+            return n.subs, [(starts[f], starts[f + 1])]
+        return n.subs, [(starts[f], starts[f + 1]) for f in n.folders]
+
+    def ids(self, a: int, b: int) -> range | array:
+        """The table indices at positions a..b of folder order (the table grouped by
+        table folder, stably: ascending within each folder)."""
+        return range(a, b) if self.order is None else self.order[a:b]
 
     def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed,
                 make_file: Callable[[str, int, tuple], object], make_folder: Callable[[str, int], object],

@@ -1,11 +1,12 @@
 """A pak folder's listing as rows (tree/rows.py): names and sizes read from the
 file table's columns, a plain file's entry (PakEntryFile) made on first use.
 
-`find` lists every folder of a pak and opens no file: the listing is then the
-table's names decoded and its size column, with no object and no Python call
-per file. Where names need fixing one by one (sub-paths, names that are not one
-plain component, untyped names to type, names to make unique) the listing is made
-file by file as before (PakIndex.listing) and turned into rows.
+`find` lists every folder of a pak and opens no file: the listing is then slices
+of the names and sizes the pak's blocks hold (tree/pak/columns.py: decoded and
+typed once per block of files), with no object and no Python call per file. Where
+names need fixing one by one (sub-paths, names that are not one plain component,
+names to make unique) the listing is made file by file as before
+(PakIndex.listing) and turned into rows.
 
 A file whose table fields say it cannot be read has its entry made in the
 listing (its folder shows error.txt at once); so has every GBX file shown as a
@@ -13,13 +14,12 @@ folder, and every sub-folder.
 """
 from __future__ import annotations
 
-import itertools
-import operator
 from typing import Callable
 
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.model import Entry
+from gbxfs.tree.pak.columns import GBX, FileColumns
 from gbxfs.tree.pak.files import PakEntryFile
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.names import typed_name
@@ -37,36 +37,29 @@ _FILE = _PlainFile()
 
 def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[Entry], reserved: frozenset[str],
               make_folder: Callable[[str, int], Entry], make_gbx: Callable[[str, int], Entry]) -> Rows:
-    """The listing of index node `node` of `tree` (a PakTree: arc, ctx, mtime):
+    """The listing of index node `node` of `tree` (a PakTree: arc, ctx, mtime, columns):
     `extras` first (the root's generated files), then the node's folders and files
     as PakIndex.listing orders and names them. make_folder(name, node id) makes a
     sub-folder, make_gbx(name, table index) a GBX file shown as a folder."""
     arc, ctx, mtime = tree.arc, tree.ctx, tree.mtime
-    make = tree.file_row        # a row's PakEntryFile
-    got = _plain_rows(node, table, index, extras, reserved, arc.version if ctx.typed_names else None, make_folder)
+    got = _plain_rows(tree.columns, node, table, index, extras, reserved, make_folder)
     if got is None:
         rows = _file_by_file(tree, node, table, index, extras, reserved, make_folder, make_gbx)
         named_gbx = [n for n, e in zip(rows.names, rows.cells) if e.__class__ is not int and e.is_dir
                      and n[-4:].lower() == ".gbx"]
     else:
-        names, cells, sizes, (file_sizes, stored, offsets, flags) = got
+        names, cells, sizes, skip, marks = got
         # the files' names were tested; folders' are components of split names; extras' fixed
-        rows = Rows(names, cells, sizes, mtime, make, valid=True)
-        skip = len(names) - len(stored)         # the extras and the folders
+        rows = Rows(names, cells, sizes, mtime, tree.file_row, valid=True)
         named_gbx = [n for n in names[len(extras):skip] if n[-4:].lower() == ".gbx"] if skip else []
-        if stored and ctx.gbx_mode == "folder":
-            # every GBX is a folder (docs/formats/mount.md), "no dummy write" (no feeds) entries too
-            files = names[skip:]
-            lower = map(str.lower, files)
-            for k in itertools.compress(range(len(files)), map(operator.and_, map(bool, file_sizes),
-                                                                map(str.endswith, lower, itertools.repeat(".gbx")))):
-                rows.cells[skip + k] = make_gbx(files[k], rows.cells[skip + k])
-                rows.sizes[skip + k] = -1
-                named_gbx.append(files[k])
-        bad = tree.static_check()       # both archive kinds: a file's table fields say it is unreadable
-        for k in itertools.compress(range(len(stored)), map(bad, file_sizes, stored, offsets, flags)):
-            if rows.sizes[skip + k] >= 0:       # a plain file (a GBX folder verifies when opened)
-                rows.at(skip + k).entry     # made now: an unreadable file shows in error.txt at once
+        for k, bits in marks:       # the few files the block marked (tree/pak/columns.py)
+            k += skip
+            if bits & GBX:          # marked in gbx_mode "folder" only
+                cells[k] = make_gbx(names[k], cells[k])
+                sizes[k] = -1
+                named_gbx.append(names[k])
+            else:                   # BAD: made now, so that an unreadable file shows in error.txt at once
+                rows.at(k).entry
     # maps.csv / replays.csv under names no archive entry has: only GBX folders can be
     # maps or replays (tree/gbx/index.py class_id_of), so a listing without any is not scanned
     if named_gbx:
@@ -75,28 +68,28 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
         more = list(index_files(shown, ctx.cache, ("gbx.index", arc, node)))
         if more:        # one new listing for all of them, not one per file
             rows = Rows(rows.names + [e.name for e in more], rows.cells + more, rows.sizes + [-1] * len(more),
-                        mtime, make)
+                        mtime, tree.file_row)
     return rows
 
 
-def _plain_rows(node: int, table: FileTable, index: PakIndex, extras: list[Entry], reserved: frozenset[str],
-                typed: int | None, make_folder: Callable[[str, int], Entry]):
-    """(names, cells, sizes, (sizes, stored sizes, offsets, flags) of the files) when
-    no name of the node needs fixing (PakIndex.listing would show its folders, then its
-    files, under their stored names, typed for a pak of version `typed` where they have
-    no extension; None: never typed), else None."""
-    plain = index.plain(node)
-    if plain is None:
+def _plain_rows(columns: FileColumns, node: int, table: FileTable, index: PakIndex, extras: list[Entry],
+                reserved: frozenset[str], make_folder: Callable[[str, int], Entry]):
+    """(names, cells, sizes, how many rows come before the files, marks of the files:
+    FileColumns.files) when no name of the node needs fixing (PakIndex.listing would
+    show its folders, then its files, under the names `columns` gives them), else None."""
+    got = index.spans(node)
+    if got is None:
         return None
-    subs, ids = plain
-    files, (_, sizes, stored, offsets, class_ids, flags) = table.named_columns(ids)
-    folders = [name for _, name, _ in subs]
-    if typed is not None:       # a name without an extension gets its class's (PakIndex.listing)
-        for k in [k for k, name in enumerate(files) if "." not in name]:
-            files[k] = typed_name(files[k], class_ids[k], typed) or files[k]
+    subs, spans = got
+    ids, files, sizes, marks, plain = columns.files(table, index, spans)
     # PakIndex.listing would change a name that is not one plain component, a name taken (made unique)
-    if not plain_names(files):
+    if not plain and not plain_names(files):
         return None
+    if not subs and not extras:     # most folders: files only, the rows are the files'
+        if len(set(files)) != len(files) or not reserved.isdisjoint(files):
+            return None
+        return files, list(ids), list(sizes), 0, marks
+    folders = [name for _, name, _ in subs]
     shown = [e.name for e in extras] if extras else []
     skip = len(shown) + len(folders)
     shown += folders
@@ -108,7 +101,7 @@ def _plain_rows(node: int, table: FileTable, index: PakIndex, extras: list[Entry
     cells += ids
     row_sizes = [-1] * skip
     row_sizes += sizes
-    return shown, cells, row_sizes, (sizes, stored, offsets, flags)
+    return shown, cells, row_sizes, skip, marks
 
 
 def _file_by_file(tree, node: int, table: FileTable, index: PakIndex, extras: list[Entry], reserved: frozenset[str],

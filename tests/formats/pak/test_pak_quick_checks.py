@@ -1,16 +1,19 @@
 """The quick forms of two per-file questions a pak's opening and listing ask:
 metadata.header_end (a GBX header's length, as read_header finds it) and
-tablecheck.static_check (static_error's verdict). Each must agree with the full
-form it stands for."""
+tablecheck.static_check (static_error's verdict) and static_rows (static_check over
+columns). Each must agree with the full form it stands for."""
 from __future__ import annotations
 
 import itertools
 import random
 import struct
+from array import array
+
+import pytest
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.pak.tablecheck import static_check, static_error
+from gbxfs.formats.pak.tablecheck import static_check, static_error, static_rows
 from gbxfs.formats.pak.metadata import header_end
 from gbxfs.formats.pak.records import COMPRESSED_FLAGS
 
@@ -84,3 +87,35 @@ def test_static_check_is_static_errors_verdict():
         assert bad(size, stored, offset, flags) == (want is not None), (size, stored, offset, flags)
         seen.add(want.split(":")[0] if want else None)
     assert {None, "pak truncated", "compressed entry has no data", "stored entry holds 8 bytes, the file table says 100"} <= seen
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_static_rows_find_the_files_static_check_finds(seed):
+    """static_rows tests whole columns at once (64-bit lanes of one integer for u32
+    arrays, else file by file): the same files as static_check, around every edge of
+    its tests (the data's end, a short stored size, a compressed entry without data)."""
+    rng = random.Random(seed)
+    file_size, data_offset = rng.choice([(4000, 1000), (1 << 32, 100), (1000, 993), (1000, 1000)])
+    bad = static_check(file_size, data_offset)
+    rows = static_rows(file_size, data_offset)
+    limit = file_size - data_offset - 8
+    near = [0, 1, 7, 8, 9, 100, limit - 9, limit - 8, limit - 7, limit - 1, limit, limit + 1, (1 << 32) - 1]
+    near = [v for v in near if 0 <= v < 1 << 32]
+    flag_values = [0, 1, 2, 4, 0x80, COMPRESSED_FLAGS, 0x7D, 0xFFFF_FFFF]
+    for n in (1, 2, 7, 64, 1000):
+        cols = [array("I", (rng.choice(near) for _ in range(n))) for _ in range(3)]
+        cols.append(array("I", (rng.choice(flag_values) for _ in range(n))))
+        want = [k for k in range(n) if bad(*(c[k] for c in cols))]
+        assert rows(*cols) == want
+        assert rows(*map(list, cols)) == want         # not arrays: file by file
+    assert rows(array("I"), array("I"), array("I"), array("I")) == []
+
+
+def test_static_rows_on_every_case_static_check_knows():
+    file_size, data_offset = 4000, 1000
+    bad, rows = static_check(file_size, data_offset), static_rows(file_size, data_offset)
+    cases = list(itertools.product((0, 1, 7, 8, 100, 2990), (0, 1, 7, 8, 9, 100, 2984, 2985, 2991, 2992, 2993),
+                                   (0, 1, 8, 2984, 2992, 3000), (0, 4, COMPRESSED_FLAGS)))
+    cols = [array("I", c) for c in zip(*cases)]
+    want = [k for k, case in enumerate(cases) if bad(*case)]
+    assert rows(*cols) == want and 0 < len(want) < len(cases)
