@@ -77,19 +77,9 @@ class PakKey:
         ciphertext block (or IV) is `prev`, without ivXor folds."""
         if not cipher:
             return b""
-        # all in one buffer (a pak header is ~100 KB, decrypted when the pak opens): words
-        # swapped, decrypted and swapped back in place, then XORed in place with the
-        # ciphertext shifted by a block, so `prev + cipher` is never joined (two copies)
-        words = array("I")
-        words.frombytes(cipher)
-        words.byteswap()
-        out = memoryview(words).cast("B")
-        self.ecb().decrypt(out, output=out)
-        words.byteswap()
-        strxor(out[:BLOCK], prev, output=out[:BLOCK])
-        if len(out) > BLOCK:
-            strxor(out[BLOCK:], memoryview(cipher)[:-BLOCK], output=out[BLOCK:])
-        return words.tobytes()
+        raw = bytearray(len(cipher))
+        self.ecb().decrypt(swap32(cipher), output=raw)
+        return strxor(swap32(raw), prev + cipher[:-BLOCK] if len(cipher) > BLOCK else prev)
 
     def decrypter(self, iv: bytes, pos: int = 0) -> "Decrypter":
         """A CBC stream starting after `iv` (8 bytes: the plain IV, or the
