@@ -336,8 +336,9 @@ def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int, pos:
     """`raw` with the next piece of the table appended; its new length. The
     header stream goes on into the entries' data, so the piece asked for is
     what the files left take, guessed from the records read so far (at first:
-    a record's fixed bytes and NAME_GUESS each), with a little to spare: a small table is never
-    decrypted whole several times over, a large one comes in a few pieces."""
+    a record's fixed bytes and NAME_GUESS each), with a little to spare: a
+    small table is not decrypted several times over, a large one comes in a
+    few pieces."""
     per = pos / i if i else step + NAME_GUESS
     want = int((count - i) * per * (1 + 1 / 16)) - (len(raw) - pos)
     piece = more(min(PIECE, max(MIN_PIECE, want)))
