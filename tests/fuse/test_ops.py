@@ -469,6 +469,7 @@ def test_worker_threads_out_are_counted_for_the_request_wait():
     def look():
         both.wait()         # both threads out at once
         seen.append(readable.Threads.out)
+        both.wait()         # neither back (and uncounted) before both looked
 
     def broken():
         seen.append(readable.Threads.out)
