@@ -52,7 +52,7 @@ class PakIndex:
         node_of = self._place(folders)    # by table folder
         special = table.special()
         self.special = frozenset(special)
-        # the nodes some file of which comes from a sub-path (plain() is None): the nodes
+        # the nodes some file of which comes from a sub-path (spans() is None): the nodes
         # such files show in, and those where they create a sub-folder
         mixed: set[int] = set()
         for i in special:
