@@ -455,34 +455,3 @@ def test_listing_attributes_follow_the_source_modes(tmp_path, monkeypatch):
 
     run(main)
     assert modes == {"secret.txt": 0o600, "x.pak": 0o750, "x.pak/inner": 0o750, "x.pak/inner/f": 0o640}
-
-
-def test_worker_threads_out_are_counted_for_the_request_wait():
-    """A wait for the next request lingers only while no worker thread is out
-    (fuse/readable.py): every _work counts itself, a failing one too."""
-    from gbxfs.fuse import readable
-
-    ops = _ops(Dir("root", children=[]))
-    seen = []
-    both = threading.Barrier(2, timeout=10)
-
-    def look():
-        both.wait()         # both threads out at once
-        seen.append(readable.Threads.out)
-        both.wait()         # neither back (and uncounted) before both looked
-
-    def broken():
-        seen.append(readable.Threads.out)
-        raise OSError(errno.EIO, "broken")
-
-    async def main():
-        async with trio.open_nursery() as n:
-            n.start_soon(ops._work, look)
-            n.start_soon(ops._work, look)
-        with pytest.raises(OSError):
-            await ops._work(broken)
-
-    assert readable.Threads.out == 0
-    run(main)
-    assert seen[:2] == [2, 2] and seen[2] == 1     # both out at once, then the failing one alone
-    assert readable.Threads.out == 0

@@ -3,6 +3,7 @@ once, without a checkpoint, at most MAX_STREAK times in a row; an empty device
 is waited for through trio."""
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import threading
@@ -11,6 +12,9 @@ import pytest
 import trio
 
 from gbxfs.fuse import readable
+from gbxfs.fuse.attrs import AttrPolicy
+from gbxfs.fuse.ops import Operations
+from gbxfs.tree.model import Dir
 
 
 def _taken_without_checkpoint(wait, fd: int) -> bool:
@@ -126,3 +130,32 @@ def test_no_linger_while_a_worker_thread_is_out(monkeypatch):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libc's ppoll through ctypes: Linux")
 def test_the_libc_ppoll_is_there_on_linux():
     assert readable._PPOLL is not None
+
+
+def test_worker_threads_out_are_counted_for_the_request_wait():
+    """A wait for the next request lingers only while no worker thread is out
+    (fuse/readable.py): every _work counts itself, a failing one too."""
+    ops = Operations(Dir("root", children=[]), policy=AttrPolicy(uid=1, gid=1))
+    seen = []
+    both = threading.Barrier(2, timeout=10)
+
+    def look():
+        both.wait()         # both threads out at once
+        seen.append(readable.Threads.out)
+        both.wait()         # neither back (and uncounted) before both looked
+
+    def broken():
+        seen.append(readable.Threads.out)
+        raise OSError(errno.EIO, "broken")
+
+    async def main():
+        async with trio.open_nursery() as n:
+            n.start_soon(ops._work, look)
+            n.start_soon(ops._work, look)
+        with pytest.raises(OSError):
+            await ops._work(broken)
+
+    assert readable.Threads.out == 0
+    trio.run(main)
+    assert seen[:2] == [2, 2] and seen[2] == 1     # both out at once, then the failing one alone
+    assert readable.Threads.out == 0
