@@ -16,7 +16,7 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, MAX_DEPTH, MAX_NAME,  # noqa: F401
                                        NO_FEED_FLAG, PACK_COMPRESSED_FLAGS, PUBLIC_FILE_FLAG, PakFileRecord,
                                        PakFolder, _component, decode_name, make_folders, split_name)
-from gbxfs.formats.pak.stream import PageReader
+from gbxfs.formats.pak.stream import READ_AHEAD, PageReader
 from gbxfs.formats.pak.table import FileTable, read_files
 
 MAGIC = b"NadeoPak"
@@ -130,9 +130,9 @@ def _read_folders(src: PageReader, count: int) -> list[tuple[int, str]]:
     page fetched before the folder feed, as it was. Records are parsed from
     the buffer at hand with no call per field (a pak may hold thousands of
     folders). When it runs out, the pages holding 8 more bytes per folder left
-    (what each takes at least) are fetched at once: they are all read before
-    the feed in any case. A record that still runs past them (or whose name is
-    too long) is read field by field, as before."""
+    (what each takes at least), up to READ_AHEAD, are fetched at once: they are
+    all read before the feed in any case. A record that still runs past them
+    (or whose name is too long) is read field by field, as before."""
     out = []
     add, head, read, from_bytes = out.append, _FOLDER_HEAD.unpack_from, src.read, int.from_bytes
     buf = src.take_buffered()
@@ -147,9 +147,13 @@ def _read_folders(src: PageReader, count: int) -> list[tuple[int, str]]:
                 at += 8 + n
                 j += 1
                 continue
+            if n > MAX_NAME:
+                fetched_for = j     # refused field by field below, with nothing fetched for it
         src.give_back(end - at)
         if fetched_for != j:
-            src.fetch_through(8 * (count - j))
+            # capped: a hostile count (up to the rest of the file / 8) and a bad name
+            # after it must not decrypt the whole file before the refusal
+            src.fetch_through(min(8 * (count - j), READ_AHEAD))
             fetched_for = j
         else:
             parent = from_bytes(read(4), "little", signed=True)

@@ -83,6 +83,28 @@ def test_folder_records_are_read_and_fetched_as_field_by_field(seed):
             _outcome(_folders_field_by_field, data, count, lead)
 
 
+@pytest.mark.parametrize("straddle", (False, True))
+def test_a_refused_folder_table_is_not_fetched_far_ahead(straddle):
+    """A hostile count (the rest of a large file / 8) and a too-long name: the
+    refusal comes with at most READ_AHEAD more fetched than field by field."""
+    from gbxfs.formats.pak.stream import READ_AHEAD
+    good = struct.pack("<iI", -1, 3) + b"abc"
+    bad = struct.pack("<iI", -1, MAX_NAME + 1)
+    # straddle: the good record runs past the first page, so the buffer runs out before the bad one
+    lead = PAGE - 5 if straddle else 16
+    data = bytes(lead) + good + bad + bytes(1 << 22)
+    count = (len(data) - lead) // 8
+    fetched = []
+    for read in (header_module._read_folders, _folders_field_by_field):
+        stream = _PlainPages(data)
+        src = PageReader(stream, len(data))
+        src.read(lead)
+        with pytest.raises(PakError, match="too long"):
+            read(src, count)
+        fetched.append(stream.pos)
+    assert fetched[0] <= fetched[1] + READ_AHEAD, fetched
+
+
 def _paths_first_to_last(parents, own):
     return header_module._paths_any_order(parents, own)
 
