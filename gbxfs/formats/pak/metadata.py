@@ -8,6 +8,7 @@ the whole section decrypts in bulk.
 """
 from __future__ import annotations
 
+import functools
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -28,7 +29,12 @@ _BINARY6 = frozenset(b"GBX\x06\x00B" + bytes((a, b, c)) for a in b"UC" for b in 
 _HEAVY = 0x80000000
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
-_TABLES: dict[int, struct.Struct] = {}   # a header chunk table of n entries (ids and sizes) by n
+
+
+@functools.lru_cache(maxsize=64)   # bounded: n comes from the file (real headers have a few chunks)
+def _table(n: int) -> struct.Struct:
+    """A header chunk table of n entries (ids and sizes)."""
+    return struct.Struct(f"<{2 * n}I")
 
 
 @dataclass
@@ -109,8 +115,7 @@ def header_end(records: bytes, pos: int) -> int | None:
         count = _U32.unpack_from(records, pos + 17)[0]
         if count > (size - 4) // 8:
             return None
-        table = _TABLES.get(count) or _TABLES.setdefault(count, struct.Struct(f"<{2 * count}I"))
-        sizes = table.unpack_from(records, pos + 21)[1::2]
+        sizes = _table(count).unpack_from(records, pos + 21)[1::2]
         # the chunk sizes (heavy bit cleared) fill the user data exactly (so each chunk fits in it)
         if 4 + 8 * count + sum(sizes) - sum(map(_HEAVY.__and__, sizes)) != size:
             return None
