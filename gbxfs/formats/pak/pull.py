@@ -4,7 +4,8 @@ The pull sources the pak layer hands to parsers (`read(n)`: exactly n bytes
 or Truncated; `remaining`) all work this way: PageReader refills with one
 decrypted page, GameInflater with the game's zlib output buffer. When a
 refill happens decides on which page an ivXor feed lands, so a source must
-never fetch ahead of what the parser asks for.
+never fetch ahead of what the parser asks for (fetch_through: only bytes the
+parser will read before any feed, whatever they hold).
 """
 from __future__ import annotations
 
