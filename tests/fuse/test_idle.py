@@ -137,3 +137,32 @@ def test_a_readdirplus_answer_queues_the_folders_it_showed_never_listed(monkeypa
     while todo:
         todo.run_one()
     assert log == ["one", "two"]
+
+
+def test_a_folder_the_kernel_refused_is_queued_by_the_answer_that_shows_it(monkeypatch):
+    """A full buffer refuses an entry: the next readdir shows it again, and only
+    that answer queues it (once)."""
+    log = []
+    tree = Dir("root", children=[Counted("one", log), Counted("two", log)])
+    ops = Operations(tree, policy=AttrPolicy(uid=1, gid=1))
+    todo = idle.IdleListings()
+    monkeypatch.setattr(listing, "IDLE", todo)
+    full = [True]
+
+    def reply(token, name, attrs, nxt):
+        return not (full[0] and name == b"two")
+
+    monkeypatch.setattr(pyfuse3, "readdir_reply", reply)
+
+    async def main():
+        fh = await ops.opendir(pyfuse3.ROOT_INODE, None)
+        await ops.readdir(fh, 0, None)          # "one" taken, "two" refused
+        assert len(todo) == 1
+        full[0] = False
+        await ops.readdir(fh, 3, None)          # "two" shown now
+        assert len(todo) == 2
+
+    trio.run(main)
+    while todo:
+        todo.run_one()
+    assert sorted(log) == ["one", "two"]
