@@ -14,6 +14,7 @@ from gbxfs.fuse import idle, listing, readable
 from gbxfs.fuse.attrs import AttrPolicy
 from gbxfs.fuse.ops import Operations
 from gbxfs.tree.model import BytesFile, Dir
+from test_readable import _taken_without_checkpoint
 
 
 class Counted(Dir):
@@ -82,19 +83,6 @@ class Sends:
         self.b.send(b"request")
 
 
-def _returned_at_once(wait, fd) -> bool:
-    done = []
-
-    async def go():
-        with trio.CancelScope() as scope:
-            scope.cancel()
-            await wait(fd)
-            done.append(True)
-
-    trio.run(go)
-    return done == [True]
-
-
 def test_the_wait_lists_until_a_request_is_queued():
     a, b = socket.socketpair()
     with a, b:
@@ -102,7 +90,7 @@ def test_the_wait_lists_until_a_request_is_queued():
         todo = idle.IdleListings()
         todo.add([Counted("first", log), Sends(b, log), Counted("left", log)])
         r = readable.ReadableFirst(idle=todo, linger_ns=0)
-        assert _returned_at_once(r.wait_readable, a.fileno())      # the request, taken without trio
+        assert _taken_without_checkpoint(r.wait_readable, a.fileno())      # the request, taken without trio
         assert log == ["first", "sends"] and len(todo) == 1
 
 
@@ -114,7 +102,7 @@ def test_nothing_is_listed_while_a_worker_thread_is_out(monkeypatch):
         todo.add([Counted("waits", log)])
         r = readable.ReadableFirst(idle=todo, linger_ns=0)
         monkeypatch.setattr(readable.Threads, "out", 1)
-        assert not _returned_at_once(r.wait_readable, a.fileno())
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
         assert log == [] and len(todo) == 1
 
 
