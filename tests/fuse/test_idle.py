@@ -154,3 +154,19 @@ def test_a_folder_the_kernel_refused_is_queued_by_the_answer_that_shows_it(monke
     while todo:
         todo.run_one()
     assert sorted(log) == ["one", "two"]
+
+
+def test_the_wait_goes_through_trio_once_its_idle_time_is_spent(monkeypatch):
+    """Listings nobody asks for (an `ls -l` of many folders) do not keep trio's
+    other tasks waiting: after IDLE_NS the wait goes through trio, the rest wait."""
+    a, b = socket.socketpair()
+    with a, b:
+        log = []
+        todo = idle.IdleListings()
+        todo.add([Counted(str(n), log) for n in range(5)])
+        clock = iter(range(0, 10**12, 10**6))       # each listing takes 1 ms
+        monkeypatch.setattr(readable.time, "perf_counter_ns", lambda: next(clock))
+        monkeypatch.setattr(readable, "IDLE_NS", 2_500_000)
+        r = readable.ReadableFirst(idle=todo, linger_ns=0)
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())      # through trio
+        assert log == ["0", "1", "2"] and len(todo) == 2
