@@ -79,8 +79,9 @@ def _lanes(column: array) -> int:
 
 def _verdicts(size: int, stored: int, offset: int, flags: int, limit: int, n: int) -> int:
     """static_check's verdict of every lane: bit 63 of lane k set when file k is bad.
-    Each lane holds less than 2**35 in every step, so no sum or difference carries
-    into the next lane: the lanes are tested independently."""
+    The fields' sums stay below 2**35 per lane, and with the added constants (at most
+    2**63 - 1) below 2**64, so no sum or difference carries into the next lane: the
+    lanes are tested independently."""
     ones, top, low, sevens, align, packed = _constants(n)
 
     def nonzero(x: int) -> int:           # bit 63 where a lane (< 2**63) is not 0
