@@ -52,9 +52,6 @@ class IdleListings:
         except Exception as e:      # the request that lists it will meet it again
             log.debug("listing %r between requests failed: %r", folder.name, e)
 
-    def clear(self) -> None:
-        self._todo.clear()
-
 
 # the daemon's: filled by readdirplus answers (fuse/listing.py), emptied by the wait
 IDLE = IdleListings()

@@ -202,11 +202,12 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         elif (kids := entry.peek()) is None:      # never listed: the link count is 1, as for its siblings
             attrs = _folder_attributes(entry, emtime, access, policy)
             attrs.st_ino = ino
-            fresh.append(entry)
         else:
             attrs = make_attributes(ino, entry, emtime, size, policy, access, kids)
         if not reply(token, bname, attrs, pos + 1):
-            break
+            break       # refused (buffer full): shown, and queued, by the next call
+        if is_dir and kids is None:
+            fresh.append(entry)
         # the kernel now holds a reference (readdirplus)
         inodes.remember_listed(dirnode, path, entry, emtime, ino, access)
     if leaves:

@@ -16,7 +16,9 @@ poll gives the GIL up around even a zero timeout, and taking it back meant
 waiting for a worker thread's Python work (decryption batches, GBX parses).
 
 When nothing is queued yet and no worker thread is out, the folders waiting
-in fuse/idle.py are listed first, one at a time, until a request is queued.
+in fuse/idle.py are listed first, one at a time, until a request is queued
+or IDLE_NS went by (then the wait goes through trio: a listing of many folders
+nobody enters, `ls -l`, must not keep signals and the other tasks waiting).
 Then, still with no worker thread out (Threads.out: none can
 be holding the GIL or have a result for trio), the wait lingers up to LINGER_NS
 in libc's ppoll, the GIL released, before going through trio: a program
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import ctypes
 import select
+import time
 import types
 
 import trio
@@ -41,6 +44,8 @@ from gbxfs.fuse.idle import IDLE, IdleListings
 MAX_STREAK = 16
 # nanoseconds a wait lingers in ppoll for the next request before going through trio
 LINGER_NS = 500_000
+# nanoseconds of listings between requests at most in one wait (fuse/idle.py)
+IDLE_NS = 2_000_000
 
 
 class _Soon:
@@ -135,12 +140,16 @@ class ReadableFirst:
 
     def _idle_then_linger(self) -> bool:
         """List the folders waiting in `idle` until a request is queued (True),
-        then linger for one."""
+        then linger for one; False (through trio) once IDLE_NS went by."""
         idle = self._idle
-        while idle:
-            idle.run_one()
-            if self._ready():
-                return True
+        if idle:
+            end = time.perf_counter_ns() + IDLE_NS
+            while idle:
+                idle.run_one()
+                if self._ready():
+                    return True
+                if time.perf_counter_ns() > end:
+                    return False
         return self._linger()
 
     async def wait_readable(self, fd) -> None:

@@ -14,6 +14,7 @@ from gbxfs.fuse import idle, listing, readable
 from gbxfs.fuse.attrs import AttrPolicy
 from gbxfs.fuse.ops import Operations
 from gbxfs.tree.model import BytesFile, Dir
+from test_readable import _taken_without_checkpoint
 
 
 class Counted(Dir):
@@ -82,19 +83,6 @@ class Sends:
         self.b.send(b"request")
 
 
-def _returned_at_once(wait, fd) -> bool:
-    done = []
-
-    async def go():
-        with trio.CancelScope() as scope:
-            scope.cancel()
-            await wait(fd)
-            done.append(True)
-
-    trio.run(go)
-    return done == [True]
-
-
 def test_the_wait_lists_until_a_request_is_queued():
     a, b = socket.socketpair()
     with a, b:
@@ -102,7 +90,7 @@ def test_the_wait_lists_until_a_request_is_queued():
         todo = idle.IdleListings()
         todo.add([Counted("first", log), Sends(b, log), Counted("left", log)])
         r = readable.ReadableFirst(idle=todo, linger_ns=0)
-        assert _returned_at_once(r.wait_readable, a.fileno())      # the request, taken without trio
+        assert _taken_without_checkpoint(r.wait_readable, a.fileno())      # the request, taken without trio
         assert log == ["first", "sends"] and len(todo) == 1
 
 
@@ -114,7 +102,7 @@ def test_nothing_is_listed_while_a_worker_thread_is_out(monkeypatch):
         todo.add([Counted("waits", log)])
         r = readable.ReadableFirst(idle=todo, linger_ns=0)
         monkeypatch.setattr(readable.Threads, "out", 1)
-        assert not _returned_at_once(r.wait_readable, a.fileno())
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
         assert log == [] and len(todo) == 1
 
 
@@ -137,3 +125,48 @@ def test_a_readdirplus_answer_queues_the_folders_it_showed_never_listed(monkeypa
     while todo:
         todo.run_one()
     assert log == ["one", "two"]
+
+
+def test_a_folder_the_kernel_refused_is_queued_by_the_answer_that_shows_it(monkeypatch):
+    """A full buffer refuses an entry: the next readdir shows it again, and only
+    that answer queues it (once)."""
+    log = []
+    tree = Dir("root", children=[Counted("one", log), Counted("two", log)])
+    ops = Operations(tree, policy=AttrPolicy(uid=1, gid=1))
+    todo = idle.IdleListings()
+    monkeypatch.setattr(listing, "IDLE", todo)
+    full = [True]
+
+    def reply(token, name, attrs, nxt):
+        return not (full[0] and name == b"two")
+
+    monkeypatch.setattr(pyfuse3, "readdir_reply", reply)
+
+    async def main():
+        fh = await ops.opendir(pyfuse3.ROOT_INODE, None)
+        await ops.readdir(fh, 0, None)          # "one" taken, "two" refused
+        assert len(todo) == 1
+        full[0] = False
+        await ops.readdir(fh, 3, None)          # "two" shown now
+        assert len(todo) == 2
+
+    trio.run(main)
+    while todo:
+        todo.run_one()
+    assert sorted(log) == ["one", "two"]
+
+
+def test_the_wait_goes_through_trio_once_its_idle_time_is_spent(monkeypatch):
+    """Listings nobody asks for (an `ls -l` of many folders) do not keep trio's
+    other tasks waiting: after IDLE_NS the wait goes through trio, the rest wait."""
+    a, b = socket.socketpair()
+    with a, b:
+        log = []
+        todo = idle.IdleListings()
+        todo.add([Counted(str(n), log) for n in range(5)])
+        clock = iter(range(0, 10**12, 10**6))       # each listing takes 1 ms
+        monkeypatch.setattr(readable.time, "perf_counter_ns", lambda: next(clock))
+        monkeypatch.setattr(readable, "IDLE_NS", 2_500_000)
+        r = readable.ReadableFirst(idle=todo, linger_ns=0)
+        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())      # through trio
+        assert log == ["0", "1", "2"] and len(todo) == 2

@@ -11,10 +11,16 @@ import threading
 import pytest
 import trio
 
-from gbxfs.fuse import readable
+from gbxfs.fuse import idle, readable
 from gbxfs.fuse.attrs import AttrPolicy
 from gbxfs.fuse.ops import Operations
 from gbxfs.tree.model import Dir
+
+
+def _first(**kw) -> readable.ReadableFirst:
+    """A wait with nothing to list between requests (the daemon's IDLE is filled
+    by the readdirplus answers of other tests)."""
+    return readable.ReadableFirst(idle=idle.IdleListings(), **kw)
 
 
 def _taken_without_checkpoint(wait, fd: int) -> bool:
@@ -36,7 +42,7 @@ def test_a_queued_request_is_taken_at_once_then_a_checkpoint_every_max_streak(po
     a, b = socket.socketpair()
     with a, b:
         b.send(b"request")
-        r = readable.ReadableFirst(poll=poll)
+        r = _first(poll=poll)
         got = [_taken_without_checkpoint(r.wait_readable, a.fileno()) for _ in range(2 * readable.MAX_STREAK + 3)]
         m = readable.MAX_STREAK
         # each run of MAX_STREAK at once is followed by a real wait (a checkpoint: cancelled here)
@@ -47,7 +53,7 @@ def test_a_queued_request_is_taken_at_once_then_a_checkpoint_every_max_streak(po
 def test_an_empty_device_is_waited_for_through_trio(poll):
     a, b = socket.socketpair()
     with a, b:
-        r = readable.ReadableFirst(poll=poll)
+        r = _first(poll=poll)
         assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
         woke = []
 
@@ -74,7 +80,7 @@ def test_another_descriptor_goes_to_trio():
     with a, b, c, d:
         b.send(b"x")
         d.send(b"x")
-        r = readable.ReadableFirst()
+        r = _first()
         assert _taken_without_checkpoint(r.wait_readable, a.fileno())
         assert not _taken_without_checkpoint(r.wait_readable, c.fileno())
 
@@ -83,7 +89,7 @@ def test_a_started_task_makes_the_next_wait_a_real_one():
     a, b = socket.socketpair()
     with a, b:
         b.send(b"request")
-        r = readable.ReadableFirst()
+        r = _first()
         assert _taken_without_checkpoint(r.wait_readable, a.fileno())
         readable.pass_soon()
         assert not _taken_without_checkpoint(r.wait_readable, a.fileno())   # through the scheduler
@@ -93,7 +99,7 @@ def test_a_started_task_makes_the_next_wait_a_real_one():
 def test_a_request_arriving_while_the_wait_lingers_is_taken_without_trio():
     a, b = socket.socketpair()
     with a, b:
-        r = readable.ReadableFirst(linger_ns=5_000_000_000)
+        r = _first(linger_ns=5_000_000_000)
         later = threading.Timer(0.02, b.send, (b"request",))
         later.start()
         try:
@@ -105,7 +111,7 @@ def test_a_request_arriving_while_the_wait_lingers_is_taken_without_trio():
 def test_nothing_arriving_within_the_linger_goes_to_trio():
     a, b = socket.socketpair()
     with a, b:
-        r = readable.ReadableFirst(linger_ns=1_000_000)
+        r = _first(linger_ns=1_000_000)
         assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
 
 
@@ -118,7 +124,7 @@ def test_no_linger_while_a_worker_thread_is_out(monkeypatch):
 
     a, b = socket.socketpair()
     with a, b:
-        r = readable.ReadableFirst(ppoll=ppoll)
+        r = _first(ppoll=ppoll)
         monkeypatch.setattr(readable.Threads, "out", 1)
         assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
         assert lingered == []

@@ -21,7 +21,10 @@ def _files(shuffled: bool) -> list[PakFile]:
     files = many_files(700, seed=4, per_folder=23)
     files += [PakFile("Typed/5f3a9c", b"h", class_id=0x03043000), PakFile("Typed/other.txt", b"i"),
               PakFile("Gbx/Map.Challenge.Gbx", b"GBX", class_id=0x03043000), PakFile("Gbx/Other.txt", b"g"),
-              PakFile("Odd/clash", b"a"), PakFile("Odd/clash", b"b")]
+              PakFile("Odd/clash", b"a"), PakFile("Odd/clash", b"b"),
+              # stored in Hid, shown in Hid/a/b (a folder of the table): Hid lists by blocks, this file hidden
+              PakFile("Hid/a\\b\\c.txt", b"e", folder_depth=1), PakFile("Hid/y.txt", b"y"),
+              PakFile("Hid/a/b/x.txt", b"x")]
     if shuffled:    # the table then lists files of many folders mixed (PakIndex.order)
         random.Random(5).shuffle(files)
     return files
