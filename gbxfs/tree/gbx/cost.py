@@ -129,12 +129,10 @@ class WalkBudget:
 
     def on_chunk(self, c: Any) -> None:
         at = self._at
-        if at and at[-1] >= c.offset:
-            charged = self._charged
-            while at and at[-1] >= c.offset:
-                at.pop()
-                self._nodes.pop()
-                self.pending -= charged.pop()
+        while at and at[-1] >= c.offset:
+            at.pop()
+            self._nodes.pop()
+            self.pending -= self._charged.pop()
         refs: list = []
         self.total += chunk_cost(c, refs)
         if refs:
