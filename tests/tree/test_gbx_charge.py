@@ -64,6 +64,10 @@ class Recording(WalkBudget):
 
     __slots__ = ("seen",)
 
+    def __init__(self):
+        super().__init__(1 << 40, 1 << 40)
+        self.seen: list = []
+
     def on_chunk(self, c):
         before = self.pending
         super().on_chunk(c)
@@ -90,8 +94,7 @@ def _walk(body: bytes, budget: WalkBudget, charge: bool, **kw) -> tuple[int | No
 
 def _ratio(body: bytes, **kw) -> tuple[float, int]:
     """(real cost / charges, real cost) of the body's largest chunk, on a complete walk."""
-    budget = Recording(1 << 40, 1 << 40)
-    budget.seen = []
+    budget = Recording()
     walk_body(body, on_chunk=budget.on_chunk, charge=budget.charge, **kw)
     c, charged, real = max(budget.seen, key=lambda s: s[2])
     assert 0 < charged <= real              # a lower bound
@@ -132,8 +135,7 @@ def test_corpus_files_with_one_huge_chunk(corpus, needle, chunk_id):
     charge fails here. Counted per chunk only, each walk held the whole chunk
     before its count was known (25 and 37 MiB: benchmarks/README.md)."""
     body, kw = corpus_body(needle)
-    budget = Recording(1 << 40, 1 << 40)
-    budget.seen = []
+    budget = Recording()
     walk_body(body, on_chunk=budget.on_chunk, charge=budget.charge, **kw)
     big = max(budget.seen, key=lambda s: s[2])
     assert big[0].chunk_id == chunk_id and big[2] > 20 * MiB
@@ -165,8 +167,7 @@ def test_charges_are_lower_bounds_over_the_corpus(corpus):
             continue
         if not b.data:
             continue
-        budget = Recording(1 << 40, 1 << 40)
-        budget.seen = []
+        budget = Recording()
         walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
                   externals=h.refs.by_node_index() if h.refs else None,
                   on_chunk=budget.on_chunk, charge=budget.charge)
