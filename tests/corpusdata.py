@@ -39,9 +39,14 @@ def corpus_path(needle: str) -> str:
 def corpus_body(needle: str) -> tuple[bytes, dict]:
     """The decompressed body of the corpus file named by `needle` (corpus_path) and
     walk_body's keyword arguments for it."""
+    return gbx_body((CORPUS / corpus_path(needle)).read_bytes())
+
+
+def gbx_body(data: bytes) -> tuple[bytes, dict]:
+    """The decompressed body of a GBX file's bytes and walk_body's keyword arguments
+    for it (GbxError when the header or body cannot be read)."""
     from gbxfs.formats.gbx.body import read_body
     from gbxfs.formats.gbx.header import parse_header
-    data = (CORPUS / corpus_path(needle)).read_bytes()
     h = parse_header(data)
     return read_body(data, h.body_offset, h.body_compression).data, dict(
         class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,

@@ -150,27 +150,22 @@ def test_corpus_files_with_one_huge_chunk(corpus, needle, chunk_id):
 def test_charges_are_lower_bounds_over_the_corpus(corpus):
     """No chunk of any corpus body is charged more than its values then hold, so
     a charge never stops a walk that would have fitted."""
-    from corpusdata import CORPUS, manifest_rows
+    from corpusdata import CORPUS, gbx_body, manifest_rows
 
-    from gbxfs.formats.gbx.body import read_body
     from gbxfs.formats.gbx.errors import GbxError
-    from gbxfs.formats.gbx.header import parse_header
     charged_chunks = 0
     for row in manifest_rows():
         data = (CORPUS / row["path"]).read_bytes()
         if data[:3] != b"GBX":
             continue
         try:
-            h = parse_header(data)
-            b = read_body(data, h.body_offset, h.body_compression)
+            body, kw = gbx_body(data)
         except GbxError:
             continue
-        if not b.data:
+        if not body:
             continue
         budget = Recording()
-        walk_body(b.data, class_id=h.raw_class_id, text=h.text, num_nodes=h.num_nodes,
-                  externals=h.refs.by_node_index() if h.refs else None,
-                  on_chunk=budget.on_chunk, charge=budget.charge)
+        walk_body(body, on_chunk=budget.on_chunk, charge=budget.charge, **kw)
         for c, charged, real in budget.seen:
             if c.error is None:
                 assert charged <= real, f"{row['path']} chunk {c.chunk_id:08X}: {charged} charged, {real} held"
