@@ -171,7 +171,8 @@ class _Emitter(FieldWriter):
 
     def charge_local(self) -> list[str]:
         """The prologue line a function with charges needs: the hook in a local (None
-        without a budget: then a charge costs one test per loop, none per item)."""
+        without a budget: then a charge costs one test per loop or array, none per
+        item but a `while` item, charged as it is built)."""
         return ["    ch = r.walker and r.walker.charge"] if self.charges else []
 
     def charge(self, ind: int, n: str, cost: tuple[int, int], extra: int = 0, built: bool = False) -> None:
