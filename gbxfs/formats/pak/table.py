@@ -235,8 +235,7 @@ class FileTable(Sequence[PakFileRecord]):
         if not ids:
             return []
         starts = [offsets[i] + 8 for i in ids]      # each name's bytes: starts[k]:ends[k]
-        ends = [offsets[i + 1] - tail for i in ids[:-1]]
-        ends.append((offsets[ids[-1] + 1] if ids[-1] + 1 < len(offsets) else len(raw)) - tail)
+        ends = [e - tail for e in self._ends_of(ids)]
         # no "." after the last backslash: the last "." (or -1) comes before the last
         # backslash (or is -1 too); a few calls in C per file, no name sliced
         dots = map(raw.rfind, itertools.repeat(b"."), starts, ends)
