@@ -218,18 +218,12 @@ class FileTable(Sequence[PakFileRecord]):
         k = _FIELDS.index(field)
         return [t[k] for t in self.fixed_fields()]
 
-    def without_extension(self, wanted: Callable[[int], bool]) -> Iterator[int]:
-        """Files whose class id is `wanted` and whose stored name's last part has no "."
-        (in one pass over the raw table: no name is decoded, no record made)."""
-        known: dict[int, bool] = {}
-        for a in range(0, len(self.offsets), COLUMN_CHUNK):
-            yield from self.without_extension_in(a, self.columns(a, a + COLUMN_CHUNK)[4], wanted, known)
-
     def without_extension_in(self, a: int, class_ids: Sequence[int], wanted: Callable[[int], bool],
                              known: dict[int, bool]) -> list[int]:
-        """without_extension's files among files a, a + 1, ... whose class ids are
-        `class_ids` (a chunk of columns()' column: a pass that has it at hand, such
-        as tablesum.scan, needs no second one). `known`: wanted's answers so far,
+        """Files whose class id is `wanted` and whose stored name's last part has no "."
+        (no name decoded, no record made), among files a, a + 1, ... whose class ids
+        are `class_ids` (a chunk of columns()' column: a pass that has it at hand,
+        tablesum.scan, needs no second one). `known`: wanted's answers so far,
         shared by the chunks of one pass (asked once per class id)."""
         for c in set(class_ids).difference(known):
             known[c] = wanted(c)
@@ -241,8 +235,7 @@ class FileTable(Sequence[PakFileRecord]):
         if not ids:
             return []
         starts = [offsets[i] + 8 for i in ids]      # each name's bytes: starts[k]:ends[k]
-        ends = [offsets[i + 1] - tail for i in ids[:-1]]
-        ends.append((offsets[ids[-1] + 1] if ids[-1] + 1 < len(offsets) else len(raw)) - tail)
+        ends = [e - tail for e in self._ends_of(ids)]
         # no "." after the last backslash: the last "." (or -1) comes before the last
         # backslash (or is -1 too); a few calls in C per file, no name sliced
         dots = map(raw.rfind, itertools.repeat(b"."), starts, ends)

@@ -1,7 +1,7 @@
 """What a pak's file table adds up to, in one pass over its raw fields.
 
     s = sums(table)      # s.files, s.compressed, s.encrypted, s.no_feed, s.size, s.stored_size
-    s, ids = scan(table, wanted)   # the same, and table.without_extension(wanted) in the same pass
+    s, ids = scan(table, wanted)   # the same, and the files FileTable.without_extension_in picks
     roots(table)         # the first path component of every file, sorted
 
 A table may list a million files: these read the compact table's columns
@@ -36,7 +36,7 @@ def sums(table: FileTable) -> TableSums:
 
 def scan(table: FileTable, wanted: Callable[[int], bool] | None = None) -> tuple[TableSums, list[int]]:
     """sums(table), and with `wanted` (a test of class ids) the files
-    table.without_extension(wanted) gives, in one pass over the columns
+    FileTable.without_extension_in picks, in one pass over the columns
     (.pak-info.txt wants both: its typed names are such files)."""
     new = table.version >= 6
     compressed_bits = PACK_COMPRESSED_FLAGS if new else COMPRESSED_FLAGS

@@ -133,8 +133,7 @@ class PakIndex:
         return d
 
     def _files(self, folder: int) -> Iterator[int]:
-        a, b = self.starts[folder], self.starts[folder + 1]
-        ids = range(a, b) if self.order is None else self.order[a:b]
+        ids = self.ids(self.starts[folder], self.starts[folder + 1])
         special = self.special
         return (i for i in ids if i not in special) if special else iter(ids)
 

