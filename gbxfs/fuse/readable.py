@@ -68,36 +68,28 @@ class _PollFd(ctypes.Structure):
     _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
 
 
-def _libc_poll():
-    """libc's poll(2) as a ctypes function that keeps the GIL, or None."""
+def _libc_int_fn(dll, name: str, argtypes: list):
+    """libc's `name` as a ctypes function returning an int, or None: through
+    ctypes.PyDLL it keeps the GIL, through ctypes.CDLL it releases it."""
     try:
-        fn = ctypes.PyDLL(None).poll
+        fn = getattr(dll(None), name)
     except (OSError, AttributeError):
         return None
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int]
+    fn.argtypes = argtypes
     fn.restype = ctypes.c_int
     return fn
 
 
-_POLL = _libc_poll()
+# poll(2), keeping the GIL
+_POLL = _libc_int_fn(ctypes.PyDLL, "poll", [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int])
 
 
 class _Timespec(ctypes.Structure):
     _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
 
 
-def _libc_ppoll():
-    """libc's ppoll(2) as a ctypes function that releases the GIL while it waits, or None."""
-    try:
-        fn = ctypes.CDLL(None).ppoll
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_void_p]
-    fn.restype = ctypes.c_int
-    return fn
-
-
-_PPOLL = _libc_ppoll()
+# ppoll(2), releasing the GIL while it waits
+_PPOLL = _libc_int_fn(ctypes.CDLL, "ppoll", [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_void_p])
 
 
 class ReadableFirst:
