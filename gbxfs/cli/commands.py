@@ -36,6 +36,24 @@ def overview() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _is_mount_source(word: str) -> bool:
+    """Whether `gbxfs WORD ...` means `gbxfs mount WORD ...`: WORD names an existing
+    file or folder, or is written as a path (a missing one is then mount's "no
+    such file"). A bare word that is neither is a mistyped command."""
+    import os
+    return os.path.lexists(word) or os.sep in word or word.startswith((".", "~")) or word.startswith("-")
+
+
+def unknown_command(word: str) -> str:
+    """The usage error for `gbxfs WORD` when WORD is no command and no path, with the
+    closest command names."""
+    import difflib
+    close = difflib.get_close_matches(word, COMMANDS, n=2, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return (f"gbxfs: unknown command '{word}'{hint}\n"
+            f"gbxfs: no file or folder '{word}' to mount either; gbxfs --help lists the commands\n")
+
+
 def version() -> str:
     """The installed distribution's version (pyproject.toml), else "unknown"."""
     from importlib import metadata
@@ -54,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gbxfs {version()}")
         return EXIT_OK
     if argv[0] not in COMMANDS:
+        if not _is_mount_source(argv[0]):
+            sys.stderr.write(unknown_command(argv[0]))
+            return EXIT_USAGE
         # `gbxfs SOURCE MOUNTPOINT` (also what mount -t fuse.gbxfs runs)
         argv = ["mount"] + argv
     func = COMMANDS[argv[0]]

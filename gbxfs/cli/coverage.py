@@ -31,6 +31,11 @@ from gbxfs.formats.gbx import classdb, generation
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.proof import ChunkProofs
 
+# what `gbxfs coverage --help` says: for users, so no module or tool names
+USER_HELP = ("How many GBX files under DIR parse completely, per kind (map, replay, ghost, item, "
+             "other) and game generation; --failures also lists what stops each other file. "
+             "With --chunks: the chunk declarations per class, and how many of them the files prove.")
+
 KINDS = ("map", "replay", "ghost", "item", "other")
 KIND_BY_CLASS = {classdb.class_id(name): kind for name, kind in (
     ("CGameCtnChallenge", "map"), ("CGameCtnReplayRecord", "replay"), ("CGameCtnGhost", "ghost"),
@@ -147,7 +152,7 @@ def format_failures(entries: list[Entry], markdown: bool = False) -> str:
 
 def main(argv: list[str]) -> int:
     """Count the GBX files under DIR that parse completely, per kind and game generation."""
-    ap = argparse.ArgumentParser(prog="gbxfs coverage", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="gbxfs coverage", description=USER_HELP)
     ap.add_argument("dir", help="folder to scan (recursively)")
     fmt = ap.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="print a Markdown table (README)")
