@@ -26,6 +26,7 @@ from typing import Callable
 
 from gbxfs.cli import coverage_chunks
 from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.cli.progress import bar
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb, generation
 from gbxfs.formats.gbx.errors import GbxError
@@ -88,18 +89,21 @@ def scan(root: Path, proofs: ChunkProofs | None = None, parse: Parse | None = No
     corpus file this way."""
     manifest = _manifest(root)
     out = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
-        rel = path.relative_to(root).as_posix()
-        if rel == "MANIFEST.tsv":
-            continue
-        if path.stat().st_size > MAX_FILE:
-            continue
-        with path.open("rb") as f:
-            if f.read(3) != b"GBX":
+    paths = sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+    with bar("coverage", total=len(paths)) as progress:
+        for path in paths:
+            progress.update()
+            rel = path.relative_to(root).as_posix()
+            if rel == "MANIFEST.tsv":
                 continue
-        entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs, parse)
-        if entry is not None:
-            out.append(entry)
+            if path.stat().st_size > MAX_FILE:
+                continue
+            with path.open("rb") as f:
+                if f.read(3) != b"GBX":
+                    continue
+            entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs, parse)
+            if entry is not None:
+                out.append(entry)
     return out
 
 
