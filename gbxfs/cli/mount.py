@@ -71,6 +71,8 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
               on_ready=None) -> int:
     """Mount and serve (foreground) or mount and hand over to a server process.
     `on_ready()` runs (in the serving process) once the mount answers."""
+    if not _can_mount():
+        return EXIT_MOUNT_FAILED
     source = os.path.abspath(source_arg)
     mountpoint = os.path.abspath(mountpoint_arg)
     if not os.path.exists(source):
@@ -287,3 +289,13 @@ def ready_line(source_arg: str, mountpoint_arg: str) -> str:
     """What `gbxfs mount -f` prints once the mount answers."""
     return (f"gbxfs: ready: {source_arg} is mounted on {mountpoint_arg} (read-only); "
             f"Ctrl-C or `gbxfs umount {mountpoint_arg}` unmounts")
+
+
+def _can_mount() -> bool:
+    """Whether pyfuse3 is installed (it is only on Linux: pyproject.toml); says why not."""
+    import importlib.util
+    if importlib.util.find_spec("pyfuse3") is not None:
+        return True
+    print("gbxfs: mounting needs FUSE 3 and pyfuse3 (Linux); they are not installed here. "
+          "ls, cat, info, extract and coverage work without them.", file=sys.stderr)
+    return False
