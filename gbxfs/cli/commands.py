@@ -1,24 +1,31 @@
 """Dispatching `gbxfs COMMAND ...` to the command's function."""
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Callable
 
-from gbxfs.cli import browse, coverage, demo, extract, info, mount, umount
 from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
-# command name -> function; each takes argv (list[str]), returns an exit code, and its
-# docstring's first line is what `gbxfs --help` says about the command.
-COMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "mount": mount.main,
-    "umount": umount.umount_main,
-    "ls": browse.ls_main,
-    "cat": browse.cat_main,
-    "extract": extract.main,
-    "info": info.main,
-    "coverage": coverage.main,
-    "demo": demo.main,
+# command name -> "module:function", imported when the command runs (so `gbxfs --version`
+# and a mistyped command load no parser); each function takes argv (list[str]), returns an
+# exit code, and its docstring's first line is what `gbxfs --help` says about the command.
+COMMANDS: dict[str, str] = {
+    "mount": "gbxfs.cli.mount:main",
+    "umount": "gbxfs.cli.umount:umount_main",
+    "ls": "gbxfs.cli.browse:ls_main",
+    "cat": "gbxfs.cli.browse:cat_main",
+    "extract": "gbxfs.cli.extract:main",
+    "info": "gbxfs.cli.info:main",
+    "coverage": "gbxfs.cli.coverage:main",
+    "demo": "gbxfs.cli.demo:main",
 }
+
+
+def command(name: str) -> Callable[[list[str]], int]:
+    """The function of command `name` (its module imported now)."""
+    module, func = COMMANDS[name].split(":")
+    return getattr(importlib.import_module(module), func)
 
 
 def overview() -> str:
@@ -29,7 +36,7 @@ def overview() -> str:
              "       gbxfs --version",
              "", "commands:"]
     for name in COMMANDS:
-        doc = COMMANDS[name].__doc__ or ""
+        doc = command(name).__doc__ or ""
         first_line = (doc.strip().splitlines() or [""])[0]
         lines.append(f"  {name:<{width}}  {first_line}")
     lines += ["", "gbxfs COMMAND --help describes a command's arguments and options."]
@@ -77,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         # `gbxfs SOURCE MOUNTPOINT` (also what mount -t fuse.gbxfs runs)
         argv = ["mount"] + argv
-    func = COMMANDS[argv[0]]
+    func = command(argv[0])
     try:
         return func(argv[1:])
     except KeyboardInterrupt:
