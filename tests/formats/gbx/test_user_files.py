@@ -154,3 +154,15 @@ def test_system_config_052_with_and_without_the_background_quality():
         c = res.main.chunk(0x0B005052)
         assert res.status == "complete" and c.error is None, (res.error, c.error)
         assert c.values["tmMaxOpponents"] == 8 and c.values.get("tmBackgroundQuality") == background
+
+
+def test_campaign_skill_scores_read_each_list_with_its_own_version():
+    w = W().u32(0x0308D007).u32(1)
+    w.i32(4).i32(7).string("Nations").i32(9)                        # version 4, then its int (v3+)
+    w.i32(1).u32(1).string("World").i32(12)                         # filtered scores, version 1
+    w.i32(2).u32(1).string("World").i32(13).i32(14)                 # medals scores, version 2
+    w.u32(END)
+    res = walk_body(w.bytes(), class_id=0x0308D000, num_nodes=1)
+    assert res.status == "complete", res.error
+    skill = res.main.chunk(0x0308D007).values["campaignSkillScores"][0]
+    assert len(skill["filteredScores"][0]) == 2 and len(skill["filteredMedalsScores"][0]) == 3
