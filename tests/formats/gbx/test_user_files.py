@@ -20,9 +20,9 @@ def _files(suffix: str) -> list[str]:
 
 
 def _dates(value, out: list) -> list:
-    """Every decoded SystemTime (a dict with packedDate) inside `value`."""
+    """Every decoded SystemTime (a dict with date and time) inside `value`."""
     if isinstance(value, dict):
-        if "packedDate" in value:
+        if "date" in value and "dayOfWeek" in value:
             out.append(value)
         for v in value.values():
             _dates(v, out)
@@ -42,14 +42,14 @@ def test_scores_files_are_complete_and_their_dates_are_calendar_dates(corpus):
         scores = g.body.main.chunk(0x0308D004).values
         assert scores["scoreVersion"] == 18 and len(scores["scores"]) == scores["numScores"] > 0
         dates = [d for n in g.body.nodes for c in n.chunks for d in _dates(c.values, [])]
-        set_dates = [d for d in dates if d["packedDate"]]
+        set_dates = [d for d in dates if d["date"]]
         assert set_dates, path
         for d in set_dates:
             # the stored day of the week is the calendar's (Sunday 0): the packing is right
             day = datetime.date(d["year"], d["month"], d["day"])
             assert d["dayOfWeek"] == (day.weekday() + 1) % 7, (path, d)
             assert d["hour"] < 24 and d["minute"] < 60 and d["second"] < 60 and d["milliseconds"] < 1000
-        assert all(d["packedTime"] == 0 for d in dates if not d["packedDate"])
+        assert all(d["time"] == 0 for d in dates if not d["date"])
 
 
 @pytest.mark.corpus
