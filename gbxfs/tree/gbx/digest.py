@@ -90,6 +90,7 @@ class BodyDigest:
             self.items = e
         self._texts: dict[tuple[int, int, str], tuple[int, list[bytes]]] = {}
         self._lock = threading.Lock()
+        self.text_bytes = 0      # what the rendered texts kept here cost (add_text)
         self.cost = (4096 + (len(self.items[2]) if isinstance(self.items, tuple) else 0)
                      + NODE_INFO_COST * len(self.nodes) + sum(
             (CHUNK_INFO_COST + len(c.raw or b"")) for n in self.nodes for c in n.chunks))
@@ -121,11 +122,13 @@ class BodyDigest:
         """Keep a rendered text; the bytes that adds (0 if it was there)."""
         view = memoryview(data)
         blocks = [zlib.compress(view[k:k + TEXT_BLOCK], TEXT_ZLIB_LEVEL) for k in range(0, len(data), TEXT_BLOCK)]
+        added = sum(map(len, blocks)) + BLOCK_COST * len(blocks) + TEXT_COST
         with self._lock:
             if (i, j, kind) in self._texts:
                 return 0
             self._texts[(i, j, kind)] = (len(data), blocks)
-        return sum(map(len, blocks)) + BLOCK_COST * len(blocks) + TEXT_COST
+            self.text_bytes += added
+        return added
 
 
 def body_problems(pb: ParsedBody) -> list[tuple[str, BaseException]]:
@@ -190,7 +193,12 @@ class BodyFiles:
                 for k in ("txt", "xml") if c.xml_size is not None else ("txt",):
                     if d.text_size(ni, cj, k) is None:
                         added += d.add_text(ni, cj, k, render(self._chunk(pb, d, ni, cj), k))
-        cache.grow(self._key(), added)
+        if cache.peek(self._key()) is d:
+            cache.grow(self._key(), added)
+        else:
+            # the walk's room evicted the digest itself: keep the one that now holds
+            # every text, or the next read would walk the body again (and again)
+            cache.put(self._key(), d, d.cost + d.text_bytes, rank=DURABLE)
         data = d.text(i, j, kind)
         assert data is not None
         return data
