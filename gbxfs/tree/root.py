@@ -69,10 +69,12 @@ class RealDir(Dir):
     def child(self, name: str) -> Entry | None:
         """The child `name`, re-checked on disk: a file whose size, mtime, inode or
         mode changed since the listing gets a new entry (and so drops everything
-        derived from the old one: views, parses, cached renderings)."""
+        derived from the old one: views, parses, cached renderings). A file shown
+        as a folder (a pak, a .Gbx, a GP2 track) is a file here like any other;
+        a real folder is re-checked by its own listing."""
         kids = self.children()
         entry = kids.get(name)
-        if entry is None or entry.is_dir or name not in self._sigs:   # not in _sigs: generated (maps.csv)
+        if entry is None or isinstance(entry, RealDir) or name not in self._sigs:   # not in _sigs: generated (maps.csv)
             return entry
         item = self._classify(_PathEntry(self.path, name))
         with self._lock:
