@@ -185,7 +185,9 @@ def _sig(st: os.stat_result, is_dir: bool) -> tuple:
     """What makes a listed entry stale when it changes."""
     if is_dir:
         return (is_dir, st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_gid)
-    return (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid, st.st_gid)
+    # ctime too: a rewrite that keeps the size and puts the mtime back still changes it
+    return (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode, st.st_uid,
+            st.st_gid)
 
 
 def _inside(path: str, root: str) -> bool:

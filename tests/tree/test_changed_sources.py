@@ -77,3 +77,26 @@ def test_a_file_shown_as_a_folder_rewritten_in_place_gets_a_new_entry(tmp_path):
     new = tree.child("X.pak")
     assert new is not old and resolve(new, "A/raw.bin").read(0, 20) == b"new bytes"
     assert tree.child("X.pak") is new                  # unchanged since: the same entry
+
+
+def test_a_rewrite_that_puts_size_and_mtime_back_is_still_seen(tmp_path):
+    p = tmp_path / "X.pak"
+    write_packs(tmp_path, {"X": [PakFile("A/raw.bin", b"one", compress=False)]})
+    tree = build_tree(str(tmp_path), TreeContext())
+    old = tree.child("X.pak")
+    f = resolve(old, "A/raw.bin")
+    assert f.read(0, 3) == b"one"
+    other = tmp_path / "o"
+    other.mkdir()
+    write_packs(other, {"X": [PakFile("A/raw.bin", b"two", compress=False)]})
+    data = (other / "X.pak").read_bytes()
+    st = os.stat(p)
+    assert len(data) == st.st_size
+    with open(p, "r+b") as out:
+        out.write(data)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))     # the old mtime: only the ctime tells
+    with pytest.raises(OSError) as e:
+        f.read(0, 3)
+    assert e.value.errno == errno.EIO
+    new = tree.child("X.pak")
+    assert new is not old and resolve(new, "A/raw.bin").read(0, 3) == b"two"
