@@ -15,7 +15,8 @@ identical, and node ids are stable (they follow the table's order).
 Names follow tree/pak/entries.py's rules: folders of the folder table first
 (in its order), then the files in table order, a folder a sub-path creates
 taking its place where its first file came; a later name equal to an earlier
-one (or to a name the view reserves) gets "~N".
+one (or to a name the view reserves) gets "~N". A name longer than the
+platform takes is shortened (tree/longnames.py).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from typing import Callable, Iterable, Iterator
 
 from gbxfs.formats.pak.records import _component
 from gbxfs.formats.pak.table import FileTable
+from gbxfs.tree.longnames import SURELY_FITS, fit
 
 # what one node costs (object, dicts, lists, name strings); rounded up
 NODE_COST = 600
@@ -179,7 +181,7 @@ class PakIndex:
 
         for i, stored, fixed in table.rows(files):
             while pending is not None and pending[0] < i:
-                name = _unique(pending[1], shown, reserved)
+                name = _unique(fit(pending[1]), shown, reserved)
                 shown[name] = make_folder(name, pending[2])
                 pending = next(subs, None)
             if i in special:        # a sub-path: shown in the folder it names, under its last part
@@ -190,11 +192,13 @@ class PakIndex:
                 name = stored
             if "." not in name:
                 name = typed(name, fixed[4]) or name
+            if len(name) > SURELY_FITS:
+                name = fit(name)        # the stored name stays in user.pak.stored_name, .pak-info.txt
             if name in shown or name in reserved:
                 name = _unique(name, shown, reserved)
             shown[name] = make_file(name, i, fixed)
         while pending is not None:
-            name = _unique(pending[1], shown, reserved)
+            name = _unique(fit(pending[1]), shown, reserved)
             shown[name] = make_folder(name, pending[2])
             pending = next(subs, None)
         return shown
@@ -204,6 +208,6 @@ def _unique(name: str, taken, reserved: frozenset[str]) -> str:
     if name not in taken and name not in reserved:
         return name
     i = 2
-    while f"{name}~{i}" in taken or f"{name}~{i}" in reserved:
+    while fit(name, f"~{i}") in taken or fit(name, f"~{i}") in reserved:
         i += 1
-    return f"{name}~{i}"
+    return fit(name, f"~{i}")
