@@ -164,12 +164,14 @@ class PakIndex:
 
     def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed,
                 make_file: Callable[[str, int, tuple], object], make_folder: Callable[[str, int], object],
-                shown: dict[str, object]) -> dict[str, object]:
+                shown: dict[str, object], short_names: bool = True) -> dict[str, object]:
         """Fill `shown` (name -> what make_folder / make_file made) with the node's
         sub-folders and files in listing order, without a record per file:
         make_folder(shown name, node id), make_file(shown name, file index, fixed
         fields as FileTable.fixed_fields gives them). Names already in `shown` must
-        be in `reserved` too. `typed(name, class_id)` gives a file's typed name or None."""
+        be in `reserved` too. `typed(name, class_id)` gives a file's typed name or None.
+        `short_names`: names too long to show are shortened (tree/longnames.py)."""
+        fit_ = fit if short_names else _as_is
         n = self.nodes[node]
         streams = [self._files(f) for f in n.folders]
         if n.extra:
@@ -181,7 +183,7 @@ class PakIndex:
 
         for i, stored, fixed in table.rows(files):
             while pending is not None and pending[0] < i:
-                name = _unique(fit(pending[1]), shown, reserved)
+                name = _unique(fit_(pending[1]), shown, reserved, fit_)
                 shown[name] = make_folder(name, pending[2])
                 pending = next(subs, None)
             if i in special:        # a sub-path: shown in the folder it names, under its last part
@@ -193,21 +195,25 @@ class PakIndex:
             if "." not in name:
                 name = typed(name, fixed[4]) or name
             if len(name) > SURELY_FITS:
-                name = fit(name)        # the stored name stays in user.pak.stored_name, .pak-info.txt
+                name = fit_(name)       # the stored name stays in user.pak.stored_name, .pak-info.txt
             if name in shown or name in reserved:
-                name = _unique(name, shown, reserved)
+                name = _unique(name, shown, reserved, fit_)
             shown[name] = make_file(name, i, fixed)
         while pending is not None:
-            name = _unique(fit(pending[1]), shown, reserved)
+            name = _unique(fit_(pending[1]), shown, reserved, fit_)
             shown[name] = make_folder(name, pending[2])
             pending = next(subs, None)
         return shown
 
 
-def _unique(name: str, taken, reserved: frozenset[str]) -> str:
+def _as_is(name: str, suffix: str = "") -> str:
+    return name + suffix
+
+
+def _unique(name: str, taken, reserved: frozenset[str], fit_=fit) -> str:
     if name not in taken and name not in reserved:
         return name
     i = 2
-    while fit(name, f"~{i}") in taken or fit(name, f"~{i}") in reserved:
+    while fit_(name, f"~{i}") in taken or fit_(name, f"~{i}") in reserved:
         i += 1
-    return fit(name, f"~{i}")
+    return fit_(name, f"~{i}")

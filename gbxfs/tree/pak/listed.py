@@ -129,7 +129,7 @@ def _file_by_file(tree, node: int, table: FileTable, index: PakIndex, extras: li
         return e
 
     kids: dict[str, Entry] = {e.name: e for e in extras}
-    index.listing(node, table, reserved, typed, make_file, make_folder, kids)
+    index.listing(node, table, reserved, typed, make_file, make_folder, kids, ctx.short_names)
     cells = list(kids.values())
     sizes = [e._size if e.__class__ is PakEntryFile else -1 for e in cells]
     return Rows(list(kids), cells, sizes, mtime, _made_already)
