@@ -19,7 +19,7 @@ import sys
 from typing import Callable
 
 from gbxfs.cli.exits import EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK
-from gbxfs.fuse.mountinfo import MountRecord, canonical, is_ours, mounts_at
+from gbxfs.fuse.mountinfo import GBXFS_FSTYPE, MountRecord, canonical, is_ours, mounts_at
 
 TIMEOUT = 30
 
@@ -32,7 +32,9 @@ def refusal(shown: str, layers: list[MountRecord],
         return f"{shown} is not mounted"
     top = layers[-1]
     if not ours(top):
-        return (f"{shown} is not a gbxfs mount (it is {top.fstype} from {top.source}); "
+        why = (" (it calls itself gbxfs, but no gbxfs server of this mount is running and it is not dead)"
+               if top.fstype == GBXFS_FSTYPE else "")
+        return (f"{shown} is not a gbxfs mount (it is {top.fstype} from {top.source}){why}; "
                 f"not unmounting it")
     return None
 
