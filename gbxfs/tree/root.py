@@ -80,11 +80,12 @@ class RealDir(Dir):
         """The child `name`, re-checked on disk: a file whose size, mtime, inode or
         mode changed since the listing gets a new entry (and so drops everything
         derived from the old one: views, parses, cached renderings). A file shown
-        as a folder (a pak, a .Gbx, a GP2 track) is a file here like any other;
-        a real folder is re-checked by its own listing."""
+        as a folder (a pak, a .Gbx, a GP2 track) is a file here like any other.
+        A real folder still there keeps its entry (its listing re-checks itself)
+        with its access read again: a chmod or an ACL set on it counts at once."""
         kids = self.children()
         entry = kids.get(name)
-        if entry is None or isinstance(entry, RealDir) or name not in self._sigs:   # not in _sigs: generated (maps.csv)
+        if entry is None or name not in self._sigs:   # not in _sigs: generated (maps.csv)
             return entry
         item = self._classify(_PathEntry(self.path, name))
         with self._lock:
@@ -95,8 +96,12 @@ class RealDir(Dir):
                 self._children = self._indexed({k: v for k, v in kids.items() if k != name})
                 return None
             _, st, target, is_dir = item
-            sig = _sig(st, is_dir)
-            if sig == self._sigs.get(name):
+            sig, old = _sig(st, is_dir), self._sigs.get(name)
+            if isinstance(entry, RealDir) and is_dir and old is not None and old[1:3] == sig[1:3]:
+                entry.access = access_of(target, st)      # the same folder: its access, now
+                self._sigs[name] = sig
+                return entry
+            if sig == old:
                 return entry
             try:
                 new = self._make(name, st, target, is_dir)

@@ -189,3 +189,16 @@ def test_posix_acls_of_the_source_are_honoured(mounter, tmp_path, shared_mountpo
     other = _as_user(pwd.getpwnam("nobody"), "cat", f"{mp}/denied.txt")    # the ACL names only one user
     assert other.returncode == 0 and other.stdout == "not for you\n", other.stderr
     assert open(f"{mp}/Denied.Replay.Gbx/original.gbx", "rb").read()[:3] == b"GBX"    # the owner still reads
+
+
+def test_a_folder_closed_after_the_mount_is_closed_through_it(mounter, tmp_path, shared_mountpoint):
+    user = _unprivileged_user()
+    src = tmp_path / "csrc"
+    (src / "d").mkdir(parents=True, mode=0o755)
+    (src / "d" / "f.txt").write_text("f\n")
+    os.chmod(src / "d" / "f.txt", 0o644)
+    mp = mounter.mount(src, "allow_other", "timeout=0", mountpoint=shared_mountpoint)
+    assert _as_user(user, "cat", f"{mp}/d/f.txt").stdout == "f\n"
+    os.chmod(src / "d", 0o700)                 # the source folder's own mtime does not change
+    res = _as_user(user, "cat", f"{mp}/d/f.txt")
+    assert res.returncode != 0 and "Permission denied" in res.stderr

@@ -109,3 +109,19 @@ def test_a_linked_folder_keeps_its_check(tmp_path):
     os.symlink("a/b", tmp_path / "lb")
     tree = build_tree(str(tmp_path), TreeContext())
     assert resolve(tree, "lb/f.txt").read(0, 1) == b"f"
+
+
+def test_a_real_folder_s_new_mode_and_acl_count_at_the_next_lookup(tmp_path):
+    (tmp_path / "d").mkdir(mode=0o755)
+    (tmp_path / "d" / "f.txt").write_bytes(b"f")
+    tree = build_tree(str(tmp_path), TreeContext())
+    d = tree.child("d")
+    assert d.access[0] == 0o755 and sorted(d.children()) == ["f.txt"]
+    os.chmod(tmp_path / "d", 0o700)                  # the parent's mtime does not change
+    assert tree.child("d") is d and d.access[0] == 0o700       # the same folder, listing kept
+    try:
+        os.setxattr(tmp_path / "d", "system.posix_acl_access",
+                    _acl((OWNER, 7, ANY), (USER, 0, 4242), (GROUP, 5, ANY), (MASK, 5, ANY), (OTHER, 5, ANY)))
+    except OSError as e:
+        pytest.skip(f"no POSIX ACLs here: {e}")
+    assert acl(tree.child("d").access) is not None and tree.child("d").access[0] == 0o755
