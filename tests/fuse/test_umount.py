@@ -67,7 +67,8 @@ def _foreign_mount(mp: str, *options: str):
 def test_umount_refuses_a_foreign_fuse_mount_that_calls_itself_gbxfs(mounter, source, tmp_path):
     live = mounter.mount(source)
     (pid,) = server_pids(live)
-    for name in (str(source), f"gbxfs[{pid}]:{source}"):   # a plain name; one naming a live gbxfs server
+    # a plain name; one naming a live gbxfs server (of another mount); one naming no process
+    for name in (str(source), f"gbxfs[{pid}]:{source}", "gbxfs[4194304]:x"):
         mp = tmp_path / f"foreign{len(name)}"
         mp.mkdir()
         with _foreign_mount(str(mp), "subtype=gbxfs", f"fsname={name}"):
