@@ -72,14 +72,26 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
               on_ready=None) -> int:
     """Mount and serve (foreground) or mount and hand over to a server process.
     `on_ready()` runs (in the serving process) once the mount answers."""
+    if not _can_mount():
+        return EXIT_MOUNT_FAILED
     source = os.path.abspath(source_arg)
     mountpoint = os.path.abspath(mountpoint_arg)
     if not os.path.exists(source):
         print(f"gbxfs: {source_arg}: no such file or directory", file=sys.stderr)
         return EXIT_NOT_FOUND
-    if not os.path.lexists(mountpoint):
-        print(f"gbxfs: mount point {mountpoint_arg} does not exist (create it with mkdir)", file=sys.stderr)
+    created = _create_mountpoint(mountpoint, mountpoint_arg)
+    if created is None:
         return EXIT_NOT_FOUND
+    try:
+        return _mount_at(source_arg, source, mountpoint_arg, mountpoint, opts, foreground=foreground,
+                         debug=debug, on_ready=on_ready, created=created)
+    finally:
+        if created:
+            _remove_created(mountpoint)
+
+
+def _mount_at(source_arg: str, source: str, mountpoint_arg: str, mountpoint: str, opts, *, foreground: bool,
+              debug: bool, on_ready, created: bool) -> int:
     if not os.path.isdir(mountpoint):
         print(f"gbxfs: mount point {mountpoint_arg} is not a directory", file=sys.stderr)
         return EXIT_NOT_FOUND
@@ -111,8 +123,9 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
 
     if not foreground:
         # the server process mounts: the mount's name carries its pid (gbxfs umount checks it)
-        return _daemonize(source_arg, mountpoint_arg, ops, opts, runner, sd_notify, memory)
-    if not _mount(runner, ops, source_arg, mountpoint_arg, opts):
+        return _daemonize(source, mountpoint, source_arg, mountpoint_arg, ops, opts, runner, sd_notify,
+                          memory, created)
+    if not _mount(runner, ops, source, mountpoint, source_arg, mountpoint_arg, opts):
         return EXIT_MOUNT_FAILED
 
     def ready() -> None:
@@ -120,14 +133,16 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
         log.info("ready: %s on %s", source, mountpoint)
         if on_ready is not None:
             on_ready()
+        else:
+            print(ready_line(source_arg, mountpoint_arg), flush=True)
     runner.serve(mountpoint, ready, **memory)
     return EXIT_OK
 
 
-def _mount(runner, ops, source_arg: str, mountpoint_arg: str, opts) -> bool:
+def _mount(runner, ops, source: str, mountpoint: str, source_arg: str, mountpoint_arg: str, opts) -> bool:
     """Mount, named after this process; False (said on stderr) when refused."""
     try:
-        runner.mount(ops, os.path.abspath(mountpoint_arg), opts.fuse_options(os.path.abspath(source_arg)))
+        runner.mount(ops, mountpoint, opts.fuse_options(source))
     except RuntimeError as e:
         print(f"gbxfs: cannot mount {source_arg} on {mountpoint_arg}: {e}", file=sys.stderr)
         return False
@@ -170,8 +185,8 @@ def _unusable(tree) -> str | None:
     return view.reason if isinstance(view, ErrorFolder) else None
 
 
-def _daemonize(source_arg: str, mountpoint_arg: str, ops, opts, runner, sd_notify, memory: dict) -> int:
-    mountpoint = os.path.abspath(mountpoint_arg)
+def _daemonize(source: str, mountpoint: str, source_arg: str, mountpoint_arg: str, ops, opts, runner, sd_notify,
+               memory: dict, created: bool) -> int:
     r, w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -179,8 +194,8 @@ def _daemonize(source_arg: str, mountpoint_arg: str, ops, opts, runner, sd_notif
     if pid == 0:  # the server
         os.close(r)
         os.setsid()
-        if not _mount(runner, ops, source_arg, mountpoint_arg, opts):   # said on the caller's stderr
-            os.write(w, b"0")
+        if not _mount(runner, ops, source, mountpoint, source_arg, mountpoint_arg, opts):
+            os.write(w, b"0")       # said on the caller's stderr; the caller removes what it made
             os._exit(EXIT_MOUNT_FAILED)
         os.chdir("/")
         _detach_stdio()
@@ -196,13 +211,16 @@ def _daemonize(source_arg: str, mountpoint_arg: str, ops, opts, runner, sd_notif
         except BaseException:
             log.exception("server failed")
             code = EXIT_INTERNAL
+        if created:   # unmounted: the folder the command made for this mount goes too
+            _remove_created(mountpoint)
         os._exit(code)
 
     os.close(w)
     answer = _wait_ready(r, pid)
     os.close(r)
     if answer == b"1":
-        # the mount belongs to the server now: leave without any cleanup that could touch it
+        # the mount (and the mount point it may have made) belongs to the server now:
+        # leave without any cleanup that could touch them
         os._exit(EXIT_OK)
     if answer == b"0":        # not mounted: the server said why and left
         os.waitpid(pid, 0)
@@ -256,3 +274,46 @@ def _setup_logging(debug: bool, to_syslog: bool) -> None:
     root.handlers[:] = [handler]
     if not debug:
         logging.getLogger("pyfuse3").setLevel(logging.WARNING)
+
+
+# A missing mount point is made for the mount (as ratarmount does) and removed
+# again once it is unmounted; a folder that was there before is never removed.
+
+def _create_mountpoint(mountpoint: str, shown: str) -> bool | None:
+    """True: made it now; False: it was there; None: it could not be made (said why)."""
+    if os.path.lexists(mountpoint):
+        return False
+    try:
+        os.mkdir(mountpoint, 0o755)
+    except OSError as e:
+        print(f"gbxfs: mount point {shown} does not exist and cannot be created: {e.strerror or e}",
+              file=sys.stderr)
+        return None
+    return True
+
+
+def _remove_created(mountpoint: str) -> None:
+    """Remove the mount point this command made, once nothing is mounted there
+    (rmdir: only while it is an empty folder)."""
+    if find_mount(mountpoint) is not None:
+        return
+    try:
+        os.rmdir(mountpoint)
+    except OSError:
+        pass
+
+
+def ready_line(source_arg: str, mountpoint_arg: str) -> str:
+    """What `gbxfs mount -f` prints once the mount answers."""
+    return (f"gbxfs: ready: {source_arg} is mounted on {mountpoint_arg} (read-only); "
+            f"Ctrl-C or `gbxfs umount {mountpoint_arg}` unmounts")
+
+
+def _can_mount() -> bool:
+    """Whether pyfuse3 is installed (it is only on Linux: pyproject.toml); says why not."""
+    import importlib.util
+    if importlib.util.find_spec("pyfuse3") is not None:
+        return True
+    print("gbxfs: mounting needs FUSE 3 and pyfuse3 (Linux); they are not installed here. "
+          "ls, cat, info, extract and coverage work without them.", file=sys.stderr)
+    return False

@@ -137,7 +137,7 @@ def test_player_score_version_18_map_scores():
     w.id("MapUid").id("Stadium").id("Nadeo").i32(45678)             # map, personal best
     w.i32(10).i32(20).i32(30).raw(b"\x02\x00\x03\x00")              # play times, resets, finishes
     w.i32(999).i32(0).i32(0)                                        # v6-v8
-    w.raw(b"\x00" * 32)                                             # v9: two SYSTEMTIMEs
+    w.raw(b"\x00" * 16)                                             # v9: two packed system times
     w.i32(0).i32(-1).i32(3)                                         # v10-v12
     w.u8(0).string("A01")                                           # v13
     w.i32(45000).i32(-1)                                            # v14, v15
