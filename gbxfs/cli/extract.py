@@ -321,7 +321,7 @@ def main(argv: list[str]) -> int:
     if not paks:
         print(f"gbxfs extract: {args.source}: no .pak or .Pack.Gbx files found", file=sys.stderr)
         return EXIT_NOT_FOUND
-    ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names,
+    ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names, short_names=False,
                       packlist_path=os.path.abspath(args.packlist) if args.packlist else None)
     rep = Report(args.quiet, force=args.force)
     try:

@@ -14,6 +14,9 @@ class TreeContext:
     # pak entries with a hashed (extension-less) name shown as <name>.<extension of their
     # class> (tree/pak/names.py); extract keeps stored names unless --typed-names
     typed_names: bool = True
+    # names over NAME_MAX bytes shown shortened (tree/longnames.py); extract writes the
+    # stored names, and one the destination refuses is skipped and reported
+    short_names: bool = True
     # byte-bounded cache shared by all views for parsed results and decoded data
     cache: ByteLRU = field(default_factory=lambda: ByteLRU(256 * 1024 * 1024))
     # override for packlist.dat (--packlist FILE); None: the one next to the paks

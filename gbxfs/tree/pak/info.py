@@ -7,6 +7,7 @@ from typing import Any
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.tablesum import TableSums, sums
 from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
+from gbxfs.tree.pak.names import long_name_lines
 
 INFO_NAME = ".pak-info.txt"
 ERROR_NAME = "error.txt"
@@ -58,6 +59,8 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
     lines.append("status = " + ("ok" if error is None and (arc is None or arc.header.md5_ok)
                                 else f"error: {error or 'header MD5 mismatch'}"))
     lines += typed_lines(typed)
+    if arc is not None and h.md5_ok:
+        lines += long_name_lines(arc.files)
     return "\n".join(lines) + "\n"
 
 

@@ -22,7 +22,7 @@ from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
 from gbxfs.tree.pak.entries import build_tree
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, error_dir, key_lines, typed_lines
 from gbxfs.tree.pak.keys import lookup_key
-from gbxfs.tree.pak.names import typed_renames_and_sums
+from gbxfs.tree.pak.names import long_name_lines, typed_renames_and_sums
 from gbxfs.tree.source import ByteSource
 
 PACK_INFO_NAME = "pack-info.txt"
@@ -57,6 +57,8 @@ def render_pack_info(header: packgbx.PackHeader, arc: PackArchive | None, ks, er
             ]
     lines.append("status = " + ("ok" if error is None else f"error: {error}"))
     lines += typed_lines(typed)
+    if arc is not None and arc.table is not None:
+        lines += long_name_lines(arc.files)
     return "\n".join(lines) + "\n"
 
 
