@@ -2,15 +2,18 @@
 
 Kinds:
 - raw stored: CBC decrypts at any offset (the previous ciphertext block is
-  the IV), no checksum exists, nothing to verify;
+  the IV), no checksum exists, nothing can verify it;
 - raw compressed: one verifying pass (zlib end + Adler-32 + size), then
   random access from checkpoints (seekinflate);
 - embedded GBX (starts with "GBX", feeds not disabled): decrypted once while
   parsed (gbxentry), which proves it and records the ivXor folds; later reads
-  decrypt in bulk with those folds, like a raw entry.
+  decrypt in bulk with those folds, like a raw entry. Only a compressed one
+  is proven (zlib's Adler-32): a stored one's parse finds its feeds, but a
+  damaged float or string parses too, so it proves nothing (verification.py).
 
-An entry that cannot be verified raises PakError from read()/pieces(), with
-the reason in `error`.
+An entry that cannot be read raises PakError from read()/pieces(), with
+the reason in `error`; `proof` says what, if anything, proved the bytes
+served, and `verified_only` refuses (as an error) the entries nothing can prove.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
 from gbxfs.formats.pak.pieces import DecryptAhead, NoCache, StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 from gbxfs.formats.pak.tablecheck import static_error
+from gbxfs.formats.pak.verification import ADLER32, RECOVERED, no_checksum, refusal
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
@@ -37,7 +41,7 @@ class PakEntry(StoredPieces, EntryError):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
 
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
-                 cache: Any = None, decls: Any = None):
+                 cache: Any = None, decls: Any = None, verified_only: bool = False):
         self.rec = rec
         self._decls = decls               # chunk declarations (None: the shipped ones)
         self.size = rec.size
@@ -53,6 +57,8 @@ class PakEntry(StoredPieces, EntryError):
         self._inflate: SeekableInflate | None = None
         self._kind: str | None = None
         self.error = self._static_error(file_size)
+        if self.error is None and verified_only and self.unproven is not None:
+            self.error = refusal(self.unproven)
         self.checked = self.error is not None
         # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
         self.ahead_mark = False
@@ -125,9 +131,24 @@ class PakEntry(StoredPieces, EntryError):
 
     # -- verification -----------------------------------------------------------
     @property
+    def unproven(self) -> str | None:
+        """The label of an entry no checksum can prove (stored), from its table
+        fields alone; None: zlib's Adler-32 proves it when read."""
+        return no_checksum(self.rec.compressed)
+
+    @property
     def proof(self) -> str | None:
-        """How a verified GBX entry was proven (GbxPass.how); None before or otherwise."""
-        return self.gbx.how if self.gbx is not None and self.gbx.verified else None
+        """What proves the bytes served (verification.py): the `none: ...` label
+        of an entry nothing can prove, known up front; for a compressed entry,
+        once read without error, Adler-32 (directly or after a feed search).
+        None: not read yet, or unreadable (its `error`)."""
+        if self.error is not None:
+            return None
+        if self.unproven is not None:
+            return self.unproven
+        if not self.checked:
+            return None
+        return RECOVERED if self.gbx is not None and self.gbx.recovered else ADLER32
 
     def check(self) -> str | None:
         """Verify once (may decrypt the whole entry); the reason when unverifiable."""
