@@ -6,7 +6,11 @@ beside them, or --packlist FILE: a packlist.dat or a key file). DEST receives
 plain files) under its stored name; --typed-names gives hashed names the
 extension their class implies, as the mount shows them. Entries are streamed
 in pieces into a temporary file that is renamed only once the entry is
-verified, so memory stays bounded and no unverified file is left behind.
+read whole and, where the format has a checksum (zlib's Adler-32), verified,
+so memory stays bounded and no file that failed its check is left behind.
+Stored and LZ4 entries have no checksum: they are written as they decrypt
+and counted at the end ("N of them unverifiable"); --verified-only skips
+them instead.
 Nothing under DEST is followed: folders are opened relative to their parent
 with O_NOFOLLOW, temporary files are created with O_EXCL under unique names.
 Unverifiable entries (and paks that cannot be opened) are reported and
@@ -37,15 +41,27 @@ class Report:
         self.quiet = quiet
         self.written = 0
         self.failed = 0
+        self.unproven = 0      # written, but no checksum in the format proves them
 
     def fail(self, what: str, why: str) -> None:
         self.failed += 1
         print(f"gbxfs extract: {what}: skipped: {why}", file=sys.stderr)
 
-    def ok(self, what: str) -> None:
+    def ok(self, what: str, unproven: str | None = None) -> None:
         self.written += 1
+        self.unproven += unproven is not None
         if not self.quiet:
             print(what)
+
+    def summary(self) -> str:
+        """The closing line: files written, how many nothing could verify, skipped."""
+        text = f"{self.written} files written"
+        if self.unproven:
+            text += (f", {self.unproven} of them unverifiable (stored or LZ4: no checksum in the format;"
+                     f" --verified-only skips them)")
+        if self.failed:
+            text += f", {self.failed} skipped"
+        return text
 
 
 PACK_SUFFIXES = (".pak", ".pack.gbx")
@@ -118,7 +134,7 @@ def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: st
     except BaseException:
         _unlink_at(parent, tmp)
         raise
-    rep.ok(label)
+    rep.ok(label, f.entry.unproven)
 
 
 def _unlink_at(parent: int, name: str) -> None:
@@ -204,6 +220,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--packlist", metavar="FILE", help="packlist.dat with the keys (default: next to the paks)")
     p.add_argument("--typed-names", action="store_true",
                    help="name hashed entries with the extension their class implies (as the mount does)")
+    p.add_argument("--verified-only", action="store_true",
+                   help="skip entries no checksum can prove (stored or LZ4) instead of writing them")
     p.add_argument("-q", "--quiet", action="store_true", help="do not list the files written")
     try:
         args = p.parse_args(argv)
@@ -229,11 +247,11 @@ def main(argv: list[str]) -> int:
         print(f"gbxfs extract: {args.source}: no .pak or .Pack.Gbx files found", file=sys.stderr)
         return EXIT_NOT_FOUND
     ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names,
-                      packlist_path=os.path.abspath(args.packlist) if args.packlist else None)
+                      packlist_path=os.path.abspath(args.packlist) if args.packlist else None,
+                      verified_only=args.verified_only)
     rep = Report(args.quiet)
     for pak in paks:
         extract_pak(pak, args.dest, ctx, rep)
-    if rep.failed:
-        print(f"gbxfs extract: {rep.written} files written, {rep.failed} skipped", file=sys.stderr)
-        return EXIT_PARTIAL
-    return EXIT_OK
+    if rep.failed or rep.unproven:
+        print(f"gbxfs extract: {rep.summary()}", file=sys.stderr)
+    return EXIT_PARTIAL if rep.failed else EXIT_OK
