@@ -1,4 +1,4 @@
-"""One file of a pak: exact size up front, verified bytes on demand.
+"""One file of a pak: exact size up front, bytes on demand (checked where the format can).
 
 Kinds:
 - raw stored: CBC decrypts at any offset (the previous ciphertext block is
@@ -6,14 +6,12 @@ Kinds:
 - raw compressed: one verifying pass (zlib end + Adler-32 + size), then
   random access from checkpoints (seekinflate);
 - embedded GBX (starts with "GBX", feeds not disabled): decrypted once while
-  parsed (gbxentry), which proves it and records the ivXor folds; later reads
-  decrypt in bulk with those folds, like a raw entry. Only a compressed one
-  is proven (zlib's Adler-32): a stored one's parse finds its feeds, but a
-  damaged float or string parses too, so it proves nothing (verification.py).
+  parsed (gbxentry), which records the ivXor folds (later reads decrypt in bulk
+  with them) and proves nothing: a damaged float or string parses too.
 
-An entry that cannot be read raises PakError from read()/pieces(), with
-the reason in `error`; `proof` says what, if anything, proved the bytes
-served, and `verified_only` refuses (as an error) the entries nothing can prove.
+An entry that cannot be read raises PakError from read()/pieces(), with the
+reason in `error`; `proof` says what proves the bytes served; `verified_only`
+makes the entries nothing can prove an error.
 """
 from __future__ import annotations
 
@@ -56,9 +54,8 @@ class PakEntry(StoredPieces, EntryError):
         self._folds: list[tuple[int, int]] = []
         self._inflate: SeekableInflate | None = None
         self._kind: str | None = None
-        self.error = self._static_error(file_size)
-        if self.error is None and verified_only and self.unproven is not None:
-            self.error = refusal(self.unproven)
+        self.error = self._static_error(file_size) or (refusal(self.unproven) if verified_only and self.unproven
+                                                       else None)
         self.checked = self.error is not None
         # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
         self.ahead_mark = False
@@ -138,10 +135,8 @@ class PakEntry(StoredPieces, EntryError):
 
     @property
     def proof(self) -> str | None:
-        """What proves the bytes served (verification.py): the `none: ...` label
-        of an entry nothing can prove, known up front; for a compressed entry,
-        once read without error, Adler-32 (directly or after a feed search).
-        None: not read yet, or unreadable (its `error`)."""
+        """What proves the bytes served (verification.py): `unproven`, or once a
+        compressed entry is read, Adler-32. None: not read yet, or `error`."""
         if self.error is not None:
             return None
         if self.unproven is not None:
