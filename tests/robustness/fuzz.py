@@ -76,11 +76,11 @@ def samples(fmt: str) -> tuple[Sample, ...]:
         return tuple(Sample(f"S{i}." + ".".join(p.rsplit("/", 1)[-1].split(".")[-2:]), d)
                      for i, (p, d) in enumerate(picked))
     if fmt == "pak":
-        pak, plist, _ = sample_pak()
+        pak, plist, key = sample_pak()
         out = [Sample("Sample.pak", pak, {"packlist.dat": plist},
-                      {"Sample/Media/Clips/Clip5.Clip.Gbx": clips()[5]}, _pak_region(pak, "Sample"))]
+                      {"Sample/Media/Clips/Clip5.Clip.Gbx": clips()[5]}, _pak_region(pak, key))]
         a = stored_pak()
-        out.append(Sample(a.name, a.data, {a.key_file[0]: a.key_file[1]}, a.entries, _pak_region(a.data, "Fuzz")))
+        out.append(Sample(a.name, a.data, {a.key_file[0]: a.key_file[1]}, a.entries, _pak_region(a.data, a.key)))
         return tuple(out)
     if fmt == "pack":
         out = []
@@ -94,11 +94,9 @@ def samples(fmt: str) -> tuple[Sample, ...]:
     raise ValueError(fmt)
 
 
-def _pak_region(pak: bytes, name: str) -> tuple[int, int]:
+def _pak_region(pak: bytes, key: bytes) -> tuple[int, int]:
     from gbxfs.formats.pak.archive import PakArchive
-    _, plist, _ = sample_pak() if name == "Sample" else (None, stored_pak().key_file[1], None)
-    from gbxfs.formats.pak import packlist
-    h = PakArchive(lambda o, n: pak[o:o + n], len(pak), packlist.parse(plist).find(name).key).header
+    h = PakArchive(lambda o, n: pak[o:o + n], len(pak), key).header
     return h.data_offset, h.meta_offset
 
 
