@@ -46,7 +46,7 @@ for _p in (HERE.parent, HERE, HERE.parent / "formats" / "pak"):
         sys.path.insert(0, str(_p))
 
 from corpusdata import CORPUS, manifest_rows  # noqa: E402
-from robust_stored import PACK_VERSIONS, clips, sample_pak, stored_pack, stored_pak  # noqa: E402
+from robust_stored import PACK_VERSIONS, clips, sample_entries, sample_pak, stored_pack, stored_pak  # noqa: E402
 from robust_walk import MEMORY_LIMIT, Hang, walk_folder  # noqa: E402
 
 from gbxfs.tree.context import TreeContext  # noqa: E402
@@ -77,8 +77,7 @@ def samples(fmt: str) -> tuple[Sample, ...]:
                      for i, (p, d) in enumerate(picked))
     if fmt == "pak":
         pak, plist, key = sample_pak()
-        out = [Sample("Sample.pak", pak, {"packlist.dat": plist},
-                      {"Sample/Media/Clips/Clip5.Clip.Gbx": clips()[5]}, _pak_region(pak, key))]
+        out = [Sample("Sample.pak", pak, {"packlist.dat": plist}, sample_entries(), _pak_region(pak, key))]
         a = stored_pak()
         out.append(Sample(a.name, a.data, {a.key_file[0]: a.key_file[1]}, a.entries, _pak_region(a.data, a.key)))
         return tuple(out)

@@ -57,6 +57,16 @@ def clips() -> tuple[bytes, ...]:
     return tuple(arc.entry(r).read(0, r.size) for r in recs if r.name.endswith(".Gbx"))
 
 
+@functools.lru_cache(maxsize=1)
+def sample_entries() -> dict[str, bytes]:
+    """Every entry of Sample.pak by its path, read back (all but the stored
+    Clip5 proven by Adler-32; expected.tsv's sha256 agrees: test_pak_sample)."""
+    pak, _, key = sample_pak()
+    arc = PakArchive(lambda o, n: pak[o:o + n], len(pak), key)
+    recs = [arc.files[i] for i in range(len(arc.files))]
+    return {"/".join(r.parts): arc.entry(r).read(0, r.size) for r in recs}
+
+
 def _smallest_two() -> tuple[bytes, bytes]:
     small = sorted(clips(), key=len)
     return small[0], small[1]
