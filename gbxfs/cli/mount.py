@@ -37,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="gbxfs mount",
         description=main.__doc__,
         epilog="options (-o): gbx=folder|file, packlist=FILE, cache_mb=N, threads=N, timeout=SECONDS, "
-               "nonempty (mount on top of a live mount), and FUSE's allow_other, allow_root, auto_unmount, fsname= (shown after gbxfs[PID]:), max_read=, "
+               "nonempty (mount on top of a live mount), verified_only (pak entries no checksum can prove, "
+               "stored or LZ4, answer EIO), and FUSE's allow_other, allow_root, auto_unmount, fsname= (shown after gbxfs[PID]:), max_read=, "
                "nosuid, nodev, noexec, ...; fstab's rw, ro, noauto, user, _netdev, nofail, x-* are ignored.")
     p.add_argument("source")
     p.add_argument("mountpoint")
@@ -46,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-d", "--debug", action="store_true", help="debug logging (implies -f)")
     p.add_argument("--gbx", choices=("folder", "file"), help="same as -o gbx=")
     p.add_argument("--packlist", metavar="FILE", help="same as -o packlist=")
+    p.add_argument("--verified-only", action="store_true", help="same as -o verified_only")
     return p
 
 
@@ -63,6 +65,8 @@ def main(argv: list[str]) -> int:
         opts.gbx_mode = args.gbx
     if args.packlist:
         opts.packlist = args.packlist
+    if args.verified_only:
+        opts.verified_only = True
 
     return run_mount(args.source, args.mountpoint, opts, foreground=args.foreground or args.debug,
                      debug=args.debug)
@@ -159,7 +163,8 @@ def _operations(source: str, opts):
     from gbxfs.tree.root import build_tree
 
     ctx = TreeContext(gbx_mode=opts.gbx_mode, cache=ByteLRU(opts.cache_mb * 1024 * 1024),
-                      packlist_path=os.path.abspath(opts.packlist) if opts.packlist else None)
+                      packlist_path=os.path.abspath(opts.packlist) if opts.packlist else None,
+                      verified_only=opts.verified_only)
     tree = build_tree(source, ctx)
     if not isinstance(tree, Dir):
         return "is neither a folder nor a pak/GBX/GP2 file"

@@ -41,6 +41,7 @@ class MountOptions:
     threads: int = 8
     timeout: float = 10.0
     nonempty: bool = False      # consent to mount on top of a live mount (never handed to FUSE 3)
+    verified_only: bool = False  # refuse (EIO) pak entries no checksum can prove (stored, LZ4)
     fuse: dict[str, str | None] = field(default_factory=dict)   # name -> value (None: a flag)
     ignored: list[str] = field(default_factory=list)
 
@@ -108,6 +109,8 @@ def parse_options(groups: list[str]) -> MountOptions:
                     raise OptionError(f"subtype= is not accepted: a gbxfs mount is always fuse.{SUBTYPE}")
             elif item == "nonempty":
                 m.nonempty = True
+            elif item == "verified_only":
+                m.verified_only = True
             elif item in _TOLERATED or item.startswith(_TOLERATED_PREFIXES):
                 m.ignored.append(item)
             elif key in _FUSE_FLAGS and not eq:

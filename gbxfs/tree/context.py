@@ -21,6 +21,9 @@ class TreeContext:
     cache: ByteLRU = field(default_factory=lambda: ByteLRU(256 * 1024 * 1024))
     # override for packlist.dat (--packlist FILE); None: the one next to the paks
     packlist_path: str | None = None
+    # refuse (EIO) pak entries no checksum can prove: stored ones, LZ4 ones
+    # (formats/pak/verification.py); mount option verified_only, CLI --verified-only
+    verified_only: bool = False
     # turns a named byte source into a tree entry (a folder view or a plain file);
     # set by the tree builder, used by container views (paks, GBX embedded files)
     open_child: Callable[..., Any] | None = None
