@@ -47,11 +47,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gbx", choices=("folder", "file"), default="folder",
                    help="show .Gbx files as folders (default) or as plain files")
     p.add_argument("--packlist", metavar="FILE", help="packlist.dat with the pak keys")
+    p.add_argument("--verified-only", action="store_true",
+                   help="refuse pak entries no checksum can prove (stored or LZ4), as -o verified_only")
 
 
 def _context(args) -> TreeContext:
     return TreeContext(gbx_mode=args.gbx,
-                       packlist_path=os.path.abspath(args.packlist) if args.packlist else None)
+                       packlist_path=os.path.abspath(args.packlist) if args.packlist else None,
+                       verified_only=args.verified_only)
 
 
 def _line(name: str, entry: Entry, mtime_ns: int, long: bool) -> str:

@@ -12,7 +12,10 @@ kind comes from the main class and the generation from the file
 (gbxfs.formats.gbx.generation). Files that are not GBX (GP2 tracks, raw chunk dumps)
 are left out.
 
-Exit codes: 0 table printed; 2 usage; 3 DIR not found.
+A file that cannot be read (permission, a /proc file that vanished or refuses reads)
+is skipped with a message on stderr; the table covers the rest.
+
+Exit codes: 0 table printed; 1 table printed, some files skipped; 2 usage; 3 DIR not found.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from gbxfs.cli import coverage_chunks
-from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from gbxfs.cli.progress import bar
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb, generation
@@ -82,29 +85,41 @@ def examine(data: bytes, rel: str, row: dict[str, str] | None,
     return Entry(rel, kind, gen, g.body.status, str(g.body.error) if g.body.error else None)
 
 
-def scan(root: Path, proofs: ChunkProofs | None = None, parse: Parse | None = None) -> list[Entry]:
+def scan(root: Path, proofs: ChunkProofs | None = None, parse: Parse | None = None,
+         skipped: list[str] | None = None) -> list[Entry]:
     """Entries of every GBX file under `root` (sorted by path); `proofs` (if given)
     counts their chunk declarations (call its finish() afterwards). `parse(rel,
     data)` (if given) stands for gbx.parse(data): the tests share one parse per
-    corpus file this way."""
+    corpus file this way. A file that cannot be read is left out, and
+    "path: reason" added to `skipped` (if given)."""
     manifest = _manifest(root)
     out = []
-    paths = sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+    paths = sorted(root.rglob("*"))
     with bar("coverage", total=len(paths)) as progress:
         for path in paths:
             progress.update()
             rel = path.relative_to(root).as_posix()
-            if rel == "MANIFEST.tsv":
+            try:
+                data = _gbx_bytes(path) if rel != "MANIFEST.tsv" else None
+            except OSError as e:
+                if skipped is not None:
+                    skipped.append(f"{rel}: {e.strerror or e}")
                 continue
-            if path.stat().st_size > MAX_FILE:
+            if data is None:
                 continue
-            with path.open("rb") as f:
-                if f.read(3) != b"GBX":
-                    continue
-            entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs, parse)
+            entry = examine(data, rel, manifest.get(rel), proofs, parse)
             if entry is not None:
                 out.append(entry)
     return out
+
+
+def _gbx_bytes(path: Path) -> bytes | None:
+    """The bytes of a regular GBX file of at most MAX_FILE bytes, else None."""
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE:
+        return None
+    with path.open("rb") as f:
+        head = f.read(3)
+        return head + f.read(MAX_FILE + 1 - 3) if head == b"GBX" else None
 
 
 def table(entries: list[Entry]) -> list[tuple[str, str, int, int]]:
@@ -173,9 +188,10 @@ def main(argv: list[str]) -> int:
     if not root.is_dir():
         print(f"gbxfs: {root}: no such folder", file=sys.stderr)
         return EXIT_NOT_FOUND
+    skipped: list[str] = []
     if args.chunks:
         proofs = ChunkProofs()
-        scan(root, proofs)
+        scan(root, proofs, skipped=skipped)
         proofs.finish()
         if args.json:
             print(json.dumps(coverage_chunks.as_json(proofs), indent=1, ensure_ascii=False))
@@ -183,13 +199,20 @@ def main(argv: list[str]) -> int:
             sys.stdout.write(coverage_chunks.format_markdown(proofs))
         else:
             sys.stdout.write(coverage_chunks.format_text(proofs, listing=args.list))
-        return EXIT_OK
-    entries = scan(root)
+        return _skips(skipped)
+    entries = scan(root, skipped=skipped)
     if args.json:
         print(json.dumps([e.__dict__ for e in entries], indent=1, ensure_ascii=False))
-        return EXIT_OK
+        return _skips(skipped)
     rows = table(entries)
     sys.stdout.write(format_markdown(rows) if args.markdown else format_text(rows))
     if args.failures:
         sys.stdout.write(format_failures(entries, markdown=args.markdown))
-    return EXIT_OK
+    return _skips(skipped)
+
+
+def _skips(skipped: list[str]) -> int:
+    """Say which files were skipped (stderr): exit 1 when any was."""
+    for line in skipped:
+        print(f"gbxfs: skipped {line}", file=sys.stderr)
+    return EXIT_PARTIAL if skipped else EXIT_OK

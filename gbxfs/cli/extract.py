@@ -9,7 +9,11 @@ class implies, as the mount shows them. A file already in DEST is left alone
 when it holds the same bytes (counted as skipped) and is never overwritten
 without --force (reported, exit code 1). Entries are streamed
 in pieces into a temporary file that is renamed only once the entry is
-verified, so memory stays bounded and no unverified file is left behind.
+read whole and, where the format has a checksum (zlib's Adler-32), verified,
+so memory stays bounded and no file that failed its check is left behind.
+Stored and LZ4 entries have no checksum: they are written as they decrypt
+and counted at the end ("N of them unverifiable"); --verified-only skips
+them instead.
 Nothing under DEST is followed: folders are opened relative to their parent
 with O_NOFOLLOW, temporary files are created with O_EXCL under unique names.
 Unverifiable entries (and paks that cannot be opened) are reported and
@@ -48,6 +52,7 @@ class Report:
         self.identical = 0
         self.refused = 0
         self.failed = 0
+        self.unproven = 0      # written, but no checksum in the format proves them
         self.bar = bar("extract")
 
     def fail(self, what: str, why: str) -> None:
@@ -55,9 +60,10 @@ class Report:
         self.bar.update()
         say(f"gbxfs extract: {what}: skipped: {why}", err=True)
 
-    def ok(self, what: str, size: int) -> None:
+    def ok(self, what: str, size: int, unproven: str | None = None) -> None:
         self.written += 1
         self.bytes += size
+        self.unproven += unproven is not None
         self.bar.update()
         if not self.quiet:
             say(what)
@@ -74,7 +80,9 @@ class Report:
         say(f"gbxfs extract: {what}: not overwritten: {why} (--force replaces it)", err=True)
 
     def totals(self) -> str:
-        return (f"gbxfs extract: {self.written} files written ({self.bytes} bytes), "
+        unproven = (f", {self.unproven} of them unverifiable (stored or LZ4: no checksum in the format;"
+                    f" --verified-only skips them)") if self.unproven else ""
+        return (f"gbxfs extract: {self.written} files written ({self.bytes} bytes){unproven}, "
                 f"{self.identical} skipped as identical, {self.refused} not overwritten, {self.failed} failed")
 
 
@@ -197,7 +205,7 @@ def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: st
     except BaseException:
         _unlink_at(parent, tmp)
         raise
-    rep.ok(label, size)
+    rep.ok(label, size, f.entry.unproven)
 
 
 def _unlink_at(parent: int, name: str) -> None:
@@ -297,6 +305,8 @@ def main(argv: list[str]) -> int:
                    help="name hashed entries with the extension their class implies (as the mount does)")
     p.add_argument("-f", "--force", action="store_true",
                    help="replace files already in DEST that differ (default: keep them and say so)")
+    p.add_argument("--verified-only", action="store_true",
+                   help="skip entries no checksum can prove (stored or LZ4) instead of writing them")
     p.add_argument("-q", "--quiet", action="store_true", help="do not list the files written")
     try:
         args = p.parse_args(argv)
@@ -321,8 +331,9 @@ def main(argv: list[str]) -> int:
     if not paks:
         print(f"gbxfs extract: {args.source}: no .pak or .Pack.Gbx files found", file=sys.stderr)
         return EXIT_NOT_FOUND
-    ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names,
-                      packlist_path=os.path.abspath(args.packlist) if args.packlist else None)
+    ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names, short_names=False,
+                      packlist_path=os.path.abspath(args.packlist) if args.packlist else None,
+                      verified_only=args.verified_only)
     rep = Report(args.quiet, force=args.force)
     try:
         for pak in paks:

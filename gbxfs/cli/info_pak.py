@@ -15,6 +15,7 @@ from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
 from gbxfs.formats.pak.header import MAGIC
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.tablesum import roots, sums
+from gbxfs.formats.pak.verification import by_storage
 from gbxfs.tree.pak.keys import packlist_beside, read_packlist
 from gbxfs.tree.source import open_regular
 
@@ -30,6 +31,7 @@ def _pack_table(out: dict[str, Any], read_at, size: int) -> dict[str, Any]:
         return {**out, "table_error": arc.table_error}
     s = sums(arc.files)      # one pass over the compact table: no record per file
     out.update(files=s.files, public_files=s.files - s.encrypted, need_key=s.encrypted, total_size=s.size)
+    out.update((f"verification_{kind}", label) for kind, label in by_storage(s.files, s.compressed, arc.version))
     return out
 
 
@@ -86,6 +88,7 @@ def summary_at(path: str, read_at, size: int) -> dict[str, Any]:
     s = sums(table)
     out.update(header_md5_ok=h.md5_ok, folder_feed=h.folder_feed is not None, folders=len(h.folders),
                files=s.files, compressed=s.compressed, total_size=s.size, roots=roots(table))
+    out.update((f"verification_{kind}", label) for kind, label in by_storage(s.files, s.compressed, arc.version))
     if h.md5_ok:
         meta = arc.metadata()
         out["gbx_headers"] = len(meta.headers)

@@ -5,8 +5,9 @@
 systemd unit runs (with -f, Type=notify).
 
 Without -f the command returns only once the mount answers requests: the
-process mounts, forks before the trio loop starts, and the child reports over
-a pipe after a stat through the mount succeeded. Exit codes (gbxfs.cli):
+process forks, the child mounts (the mount's name, "gbxfs[PID]:SOURCE", names
+it: gbxfs umount checks that) and reports over a pipe after a stat through the
+mount succeeded. Exit codes (gbxfs.cli):
 0 mounted, 2 bad arguments or options, 3 source or mount point missing,
 4 source cannot be shown as a folder, 5 mount failed or the server died
 before it was ready.
@@ -36,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="gbxfs mount",
         description=main.__doc__,
         epilog="options (-o): gbx=folder|file, packlist=FILE, cache_mb=N, threads=N, timeout=SECONDS, "
-               "nonempty (mount on top of a live mount), and FUSE's allow_other, allow_root, auto_unmount, fsname=, subtype=, max_read=, "
+               "nonempty (mount on top of a live mount), verified_only (pak entries no checksum can prove, "
+               "stored or LZ4, answer EIO), and FUSE's allow_other, allow_root, auto_unmount, fsname= (shown after gbxfs[PID]:), max_read=, "
                "nosuid, nodev, noexec, ...; fstab's rw, ro, noauto, user, _netdev, nofail, x-* are ignored.")
     p.add_argument("source")
     p.add_argument("mountpoint")
@@ -45,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-d", "--debug", action="store_true", help="debug logging (implies -f)")
     p.add_argument("--gbx", choices=("folder", "file"), help="same as -o gbx=")
     p.add_argument("--packlist", metavar="FILE", help="same as -o packlist=")
+    p.add_argument("--verified-only", action="store_true", help="same as -o verified_only")
     return p
 
 
@@ -62,6 +65,8 @@ def main(argv: list[str]) -> int:
         opts.gbx_mode = args.gbx
     if args.packlist:
         opts.packlist = args.packlist
+    if args.verified_only:
+        opts.verified_only = True
 
     return run_mount(args.source, args.mountpoint, opts, foreground=args.foreground or args.debug,
                      debug=args.debug)
@@ -120,23 +125,32 @@ def _mount_at(source_arg: str, source: str, mountpoint_arg: str, mountpoint: str
     from gbxfs.fuse import runner
     from gbxfs.fuse.notify import sd_notify
 
+    if not foreground:
+        # the server process mounts: the mount's name carries its pid (gbxfs umount checks it)
+        return _daemonize(source, mountpoint, source_arg, mountpoint_arg, ops, opts, runner, sd_notify,
+                          memory, created)
+    if not _mount(runner, ops, source, mountpoint, source_arg, mountpoint_arg, opts):
+        return EXIT_MOUNT_FAILED
+
+    def ready() -> None:
+        sd_notify("READY=1")
+        log.info("ready: %s on %s", source, mountpoint)
+        if on_ready is not None:
+            on_ready()
+        else:
+            print(ready_line(source_arg, mountpoint_arg), flush=True)
+    runner.serve(mountpoint, ready, **memory)
+    return EXIT_OK
+
+
+def _mount(runner, ops, source: str, mountpoint: str, source_arg: str, mountpoint_arg: str, opts) -> bool:
+    """Mount, named after this process; False (said on stderr) when refused."""
     try:
         runner.mount(ops, mountpoint, opts.fuse_options(source))
     except RuntimeError as e:
         print(f"gbxfs: cannot mount {source_arg} on {mountpoint_arg}: {e}", file=sys.stderr)
-        return EXIT_MOUNT_FAILED
-
-    if foreground:
-        def ready() -> None:
-            sd_notify("READY=1")
-            log.info("ready: %s on %s", source, mountpoint)
-            if on_ready is not None:
-                on_ready()
-            else:
-                print(ready_line(source_arg, mountpoint_arg), flush=True)
-        runner.serve(mountpoint, ready, **memory)
-        return EXIT_OK
-    return _daemonize(mountpoint, runner, sd_notify, memory, created)
+        return False
+    return True
 
 
 def _operations(source: str, opts):
@@ -149,7 +163,8 @@ def _operations(source: str, opts):
     from gbxfs.tree.root import build_tree
 
     ctx = TreeContext(gbx_mode=opts.gbx_mode, cache=ByteLRU(opts.cache_mb * 1024 * 1024),
-                      packlist_path=os.path.abspath(opts.packlist) if opts.packlist else None)
+                      packlist_path=os.path.abspath(opts.packlist) if opts.packlist else None,
+                      verified_only=opts.verified_only)
     tree = build_tree(source, ctx)
     if not isinstance(tree, Dir):
         return "is neither a folder nor a pak/GBX/GP2 file"
@@ -175,7 +190,8 @@ def _unusable(tree) -> str | None:
     return view.reason if isinstance(view, ErrorFolder) else None
 
 
-def _daemonize(mountpoint: str, runner, sd_notify, memory: dict, created: bool) -> int:
+def _daemonize(source: str, mountpoint: str, source_arg: str, mountpoint_arg: str, ops, opts, runner, sd_notify,
+               memory: dict, created: bool) -> int:
     r, w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -183,6 +199,9 @@ def _daemonize(mountpoint: str, runner, sd_notify, memory: dict, created: bool) 
     if pid == 0:  # the server
         os.close(r)
         os.setsid()
+        if not _mount(runner, ops, source, mountpoint, source_arg, mountpoint_arg, opts):
+            os.write(w, b"0")       # said on the caller's stderr; the caller removes what it made
+            os._exit(EXIT_MOUNT_FAILED)
         os.chdir("/")
         _detach_stdio()
 
@@ -202,26 +221,30 @@ def _daemonize(mountpoint: str, runner, sd_notify, memory: dict, created: bool) 
         os._exit(code)
 
     os.close(w)
-    ok = _wait_ready(r, pid)
+    answer = _wait_ready(r, pid)
     os.close(r)
-    if ok:
+    if answer == b"1":
         # the mount (and the mount point it may have made) belongs to the server now:
         # leave without any cleanup that could touch them
         os._exit(EXIT_OK)
+    if answer == b"0":        # not mounted: the server said why and left
+        os.waitpid(pid, 0)
+        return EXIT_MOUNT_FAILED
     print(f"gbxfs: the server for {mountpoint} did not become ready", file=sys.stderr)
     _cleanup_failed(mountpoint, pid)
     return EXIT_MOUNT_FAILED
 
 
-def _wait_ready(fd: int, pid: int) -> bool:
+def _wait_ready(fd: int, pid: int) -> bytes:
+    """b"1" ready, b"0" not mounted, b"" the server died first or timed out."""
     deadline = time.monotonic() + READY_TIMEOUT
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
-            return False
+            return b""
         readable, _, _ = select.select([fd], [], [], left)
         if readable:
-            return os.read(fd, 1) == b"1"   # b"": the server died first
+            return os.read(fd, 1)
 
 
 def _cleanup_failed(mountpoint: str, pid: int) -> None:

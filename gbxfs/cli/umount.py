@@ -1,8 +1,10 @@
 """gbxfs umount: remove the topmost gbxfs mount at a path, and nothing else.
 
-It reads /proc/self/mountinfo (no stat: a dead FUSE mount answers every stat
-with ENOTCONN) and touches a mount only when its file system type is
-fuse.gbxfs, live or dead. A busy mount is refused unless -z/--lazy asks to
+It reads /proc/self/mountinfo (a stat only tells a dead mount, whose every
+request answers ENOTCONN) and touches a mount only when it is gbxfs's: type fuse.gbxfs,
+a name "gbxfs[PID]..." whose PID is a live gbxfs server, or a dead mount of
+that name (gbxfs.fuse.mountinfo.is_ours); the type name alone is a claim any
+FUSE server can make. A busy mount is refused unless -z/--lazy asks to
 detach it anyway; stacked mounts come off one layer per call.
 
 Exit codes: 0 unmounted; 3 nothing mounted there, or not a gbxfs mount;
@@ -14,21 +16,25 @@ import argparse
 import os
 import subprocess
 import sys
+from typing import Callable
 
 from gbxfs.cli.exits import EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK
-from gbxfs.fuse.mountinfo import MountRecord, canonical, mounts_at
+from gbxfs.fuse.mountinfo import GBXFS_FSTYPE, MountRecord, canonical, is_ours, mounts_at
 
 TIMEOUT = 30
 
 
-def refusal(shown: str, layers: list[MountRecord]) -> str | None:
+def refusal(shown: str, layers: list[MountRecord],
+            ours: Callable[[MountRecord], bool] = is_ours) -> str | None:
     """Why `gbxfs umount` must not touch what is mounted at a path (None: go ahead).
-    `layers` are the mounts there, bottom first."""
+    `layers` are the mounts there, bottom first; `ours` tells a gbxfs mount."""
     if not layers:
         return f"{shown} is not mounted"
     top = layers[-1]
-    if not top.is_gbxfs:
-        return (f"{shown} is not a gbxfs mount (it is {top.fstype} from {top.source}); "
+    if not ours(top):
+        why = (" (it calls itself gbxfs, but no gbxfs server of this mount is running and it is not dead)"
+               if top.fstype == GBXFS_FSTYPE else "")
+        return (f"{shown} is not a gbxfs mount (it is {top.fstype} from {top.source}){why}; "
                 f"not unmounting it")
     return None
 

@@ -24,6 +24,7 @@ import pyfuse3
 from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
 from gbxfs.fuse.idle import IDLE
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
+from gbxfs.tree.longnames import too_long
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.rows import Rows
 
@@ -87,7 +88,7 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes:
     if not rows.valid:
         keep = []
         for k, n in enumerate(rows.names):
-            if n and n != "." and n != ".." and "/" not in n and "\0" not in n:
+            if n and n != "." and n != ".." and "/" not in n and "\0" not in n and not too_long(n):
                 keep.append(k)
             else:
                 log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", n)

@@ -25,6 +25,7 @@ from gbxfs.fuse.inodes import InodeTable, Inode
 from gbxfs.fuse.dirs import DirectoryOps
 from gbxfs.fuse.listing import DirHandle, inherit
 from gbxfs.fuse.runner import hand_over
+from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
@@ -41,6 +42,8 @@ NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map
 class Operations(DirectoryOps, pyfuse3.Operations):
     supports_dot_lookup = True
     enable_writeback_cache = False
+    # the kernel checks the source's POSIX ACLs too (asking system.posix_acl_access)
+    enable_acl = True
 
     def __init__(self, tree: Entry, *, policy: AttrPolicy | None = None, threads: int = 8,
                  statfs_path: str | None = None):
@@ -326,11 +329,24 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         node = self._node(inode)
         # every attribute the tree shows is a user.* one: `ls -l` asks security.* of each
         # file, which must not make a listed pak file's record and entry (tree/pak/files.py)
+        if sname == ACL_XATTR:
+            return await self._acl(node)
         if not sname.startswith("user."):
             raise fail(pyfuse3.ENOATTR)
         value = (await self._xattrs(node, sname)).get(sname)
         if value is None:
             raise fail(pyfuse3.ENOATTR)
+        return value
+
+    async def _acl(self, node: Inode) -> bytes:
+        """The source's ACL for the kernel's permission checks, as the mode is shown:
+        a folder made from a file gets x where r is set (fuse/attrs.py shown_mode)."""
+        value = acl(node.access)
+        if value is None:
+            raise fail(pyfuse3.ENOATTR)
+        entry = await self._entry(node)
+        if entry.is_dir and not entry.exact_mode:
+            value = map_permissions(value, lambda p: p | (p & 0o4) >> 2)
         return value
 
     @handler

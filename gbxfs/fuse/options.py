@@ -5,6 +5,9 @@ bookkeeping ones that only have to be tolerated.
 """
 from __future__ import annotations
 
+import math
+import os
+import re
 from dataclasses import dataclass, field
 
 
@@ -22,7 +25,12 @@ _TOLERATED_PREFIXES = ("x-", "comment=", "_")
 _FUSE_FLAGS = {"allow_other", "allow_root", "auto_unmount", "default_permissions",
                "nosuid", "suid", "nodev", "dev", "noexec", "exec", "atime", "noatime",
                "diratime", "nodiratime", "relatime", "norelatime", "strictatime"}
-_FUSE_VALUED = {"fsname", "subtype", "max_read", "blksize", "max_threads", "max_idle_threads"}
+_FUSE_VALUED = {"fsname", "max_read", "blksize", "max_threads", "max_idle_threads"}
+
+# every gbxfs mount is "fuse.gbxfs" in /proc/mounts, and its name starts with
+# "gbxfs[PID]": the serving process, which `gbxfs umount` checks (fuse/mountinfo.py)
+SUBTYPE = "gbxfs"
+_SERVER = re.compile(r"gbxfs\[([0-9]+)\](?::|$)")
 
 
 @dataclass
@@ -33,15 +41,18 @@ class MountOptions:
     threads: int = 8
     timeout: float = 10.0
     nonempty: bool = False      # consent to mount on top of a live mount (never handed to FUSE 3)
+    verified_only: bool = False  # refuse (EIO) pak entries no checksum can prove (stored, LZ4)
     fuse: dict[str, str | None] = field(default_factory=dict)   # name -> value (None: a flag)
     ignored: list[str] = field(default_factory=list)
 
-    def fuse_options(self, source: str) -> set[str]:
+    def fuse_options(self, source: str, pid: int | None = None) -> set[str]:
         """The option set for pyfuse3.init: read-only, permission checks by the
-        kernel, and a name that shows the source in /proc/mounts."""
+        kernel, and a name that shows the serving process (`pid`, this one by
+        default) and the source (or the given fsname) in /proc/mounts."""
         opts = dict(self.fuse)
-        opts.setdefault("fsname", _fsname(source))
-        opts.setdefault("subtype", "gbxfs")
+        name = opts.get("fsname", _fsname(source))
+        opts["fsname"] = f"gbxfs[{os.getpid() if pid is None else pid}]" + (f":{name}" if name else "")
+        opts["subtype"] = SUBTYPE
         out = {"ro", "default_permissions"}
         out.update(k if v is None else f"{k}={v}" for k, v in opts.items())
         return out
@@ -90,10 +101,16 @@ def parse_options(groups: list[str]) -> MountOptions:
                     m.timeout = float(value)
                 except ValueError:
                     raise OptionError("timeout= needs a number of seconds") from None
-                if m.timeout < 0:
-                    raise OptionError("timeout= must not be negative")
+                if not math.isfinite(m.timeout) or m.timeout < 0:
+                    raise OptionError("timeout= must be a finite number of seconds, not negative")
+            elif key == "subtype":
+                # mount.fuse3 may pass the type's own name; any other would hide the mount from gbxfs umount
+                if value != SUBTYPE:
+                    raise OptionError(f"subtype= is not accepted: a gbxfs mount is always fuse.{SUBTYPE}")
             elif item == "nonempty":
                 m.nonempty = True
+            elif item == "verified_only":
+                m.verified_only = True
             elif item in _TOLERATED or item.startswith(_TOLERATED_PREFIXES):
                 m.ignored.append(item)
             elif key in _FUSE_FLAGS and not eq:
@@ -112,7 +129,13 @@ def _int(key: str, value: str) -> int:
         raise OptionError(f"{key}= needs a whole number") from None
 
 
+def server_pid(fsname: str) -> int | None:
+    """The serving process a mount's name claims ("gbxfs[PID]..."), None if it names none."""
+    m = _SERVER.match(fsname)
+    return int(m.group(1)) if m else None
+
+
 def _fsname(source: str) -> str:
     # libfuse splits options at commas and pyfuse3 passes them as ASCII
     name = source.replace("\\", "\\\\").replace(",", "\\,")
-    return name if name.isascii() else "gbxfs"
+    return name if name.isascii() else ""

@@ -14,10 +14,16 @@ class TreeContext:
     # pak entries with a hashed (extension-less) name shown as <name>.<extension of their
     # class> (tree/pak/names.py); extract keeps stored names unless --typed-names
     typed_names: bool = True
+    # names over NAME_MAX bytes shown shortened (tree/longnames.py); extract writes the
+    # stored names, and one the destination refuses is skipped and reported
+    short_names: bool = True
     # byte-bounded cache shared by all views for parsed results and decoded data
     cache: ByteLRU = field(default_factory=lambda: ByteLRU(256 * 1024 * 1024))
     # override for packlist.dat (--packlist FILE); None: the one next to the paks
     packlist_path: str | None = None
+    # refuse (EIO) pak entries no checksum can prove: stored ones, LZ4 ones
+    # (formats/pak/verification.py); mount option verified_only, CLI --verified-only
+    verified_only: bool = False
     # turns a named byte source into a tree entry (a folder view or a plain file);
     # set by the tree builder, used by container views (paks, GBX embedded files)
     open_child: Callable[..., Any] | None = None

@@ -12,8 +12,9 @@ import threading
 from typing import Callable, Iterable, Mapping
 
 Xattrs = dict[str, bytes]
-# (permission bits, uid, gid) of the real file or folder an entry comes from
-Access = tuple[int, int, int]
+# (permission bits, uid, gid) of the real file or folder an entry comes from, and
+# its extended POSIX ACL (the xattr's bytes) when it has one (tree/acl.py)
+Access = tuple[int, int, int] | tuple[int, int, int, bytes]
 
 
 class Entry:

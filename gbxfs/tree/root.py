@@ -8,8 +8,18 @@ backed by a FileSource.
 
 Symlinks are followed only while they stay inside the source folder: a link
 pointing outside it, a dangling link, or a directory link back onto a folder
-already on the current path (a loop) is left out of the listing. Special
-files (fifos, sockets, devices) are left out too: reading them could block.
+already on the current path (a loop) is left out of the listing. A link is
+also left out when a folder it jumps over could refuse someone: every real
+folder on its target's path that is not also on the link's own path must be
+searchable by owner, group and others and carry no ACL (the daemon follows
+links as itself; the kernel checks only what the mount shows, i.e. the link's
+path and the target's own access). Special files (fifos, sockets, devices)
+are left out too: reading them could block.
+
+maps.csv / replays.csv list only the GBX files everyone may read (r for owner,
+group and others, no ACL): they are one file for every caller, so a row of a
+file some caller could not open would tell that caller its contents. They are
+shown with the folder's access without any x.
 """
 from __future__ import annotations
 
@@ -19,6 +29,7 @@ import stat
 import time
 from typing import Sequence
 
+from gbxfs.tree.acl import access_of, acl, map_permissions, open_to_all, searchable_by_all
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.model import Dir, Entry
@@ -39,8 +50,7 @@ class RealDir(Dir):
 
     def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
                  seen: frozenset[str] = frozenset(), mtime_ns: int | None = None, st: os.stat_result | None = None):
-        super().__init__(name, mtime_ns=mtime_ns,
-                         access=None if st is None else (stat.S_IMODE(st.st_mode) & 0o777, st.st_uid, st.st_gid))
+        super().__init__(name, mtime_ns=mtime_ns, access=None if st is None else access_of(path, st))
         self.path = path          # where to list (a followed link's real target)
         self._root = root         # real path of the source folder: links stay inside it
         self._ctx = ctx
@@ -69,10 +79,13 @@ class RealDir(Dir):
     def child(self, name: str) -> Entry | None:
         """The child `name`, re-checked on disk: a file whose size, mtime, inode or
         mode changed since the listing gets a new entry (and so drops everything
-        derived from the old one: views, parses, cached renderings)."""
+        derived from the old one: views, parses, cached renderings). A file shown
+        as a folder (a pak, a .Gbx, a GP2 track) is a file here like any other.
+        A real folder still there keeps its entry (its listing re-checks itself)
+        with its access read again: a chmod or an ACL set on it counts at once."""
         kids = self.children()
         entry = kids.get(name)
-        if entry is None or entry.is_dir or name not in self._sigs:   # not in _sigs: generated (maps.csv)
+        if entry is None or name not in self._sigs:   # not in _sigs: generated (maps.csv)
             return entry
         item = self._classify(_PathEntry(self.path, name))
         with self._lock:
@@ -83,8 +96,12 @@ class RealDir(Dir):
                 self._children = self._indexed({k: v for k, v in kids.items() if k != name})
                 return None
             _, st, target, is_dir = item
-            sig = _sig(st, is_dir)
-            if sig == self._sigs.get(name):
+            sig, old = _sig(st, is_dir), self._sigs.get(name)
+            if isinstance(entry, RealDir) and is_dir and old is not None and old[1:3] == sig[1:3]:
+                entry.access = access_of(target, st)      # the same folder: its access, now
+                self._sigs[name] = sig
+                return entry
+            if sig == old:
                 return entry
             try:
                 new = self._make(name, st, target, is_dir)
@@ -124,7 +141,12 @@ class RealDir(Dir):
         """The listing's source entries plus maps.csv / replays.csv made for them
         (under names no source entry has; a new cache key for each new listing)."""
         kids = {k: v for k, v in kids.items() if k in self._sigs}
-        for e in index_files(kids, self._ctx.cache, ("gbx.index", object())):
+        # files shown as folders are what the index rows come from; every name stays taken
+        listed = {k: v for k, v in kids.items()
+                  if not v.is_dir or isinstance(v, RealDir) or open_to_all(v.access, 0o4)}
+        access = _index_access(self.access)
+        for e in index_files(listed, self._ctx.cache, ("gbx.index", object())):
+            e.access = access
             kids[e.name] = e
         return kids
 
@@ -135,6 +157,9 @@ class RealDir(Dir):
                 target = os.path.realpath(de.path)
                 if not _inside(target, self._root):
                     log.debug("not following %s: points outside the source", de.path)
+                    return None
+                if not self._open_way(target):
+                    log.debug("not following %s: a folder on the way to its target may refuse someone", de.path)
                     return None
                 st = os.stat(target)
                 if stat.S_ISDIR(st.st_mode) and target in self._seen:
@@ -151,6 +176,17 @@ class RealDir(Dir):
         if stat.S_ISREG(st.st_mode):
             return (de.name, st, target, False)
         return None
+
+    def _open_way(self, target: str) -> bool:
+        """Every real folder between the source root and `target` that is not on
+        this folder's own path (checked already: by the kernel, or when a link led
+        here) is searchable by everyone."""
+        folder = os.path.dirname(target)
+        while folder != self._root and _inside(folder, self._root) and not _inside(self.path, folder):
+            if not searchable_by_all(folder):
+                return False
+            folder = os.path.dirname(folder)
+        return True
 
     def _make(self, name: str, st: os.stat_result, path: str, is_dir: bool) -> Entry:
         if is_dir:
@@ -183,7 +219,18 @@ def _sig(st: os.stat_result, is_dir: bool) -> tuple:
     """What makes a listed entry stale when it changes."""
     if is_dir:
         return (is_dir, st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_gid)
-    return (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode, st.st_uid, st.st_gid)
+    # ctime too: a rewrite that keeps the size and puts the mtime back still changes it
+    return (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode, st.st_uid,
+            st.st_gid)
+
+
+def _index_access(access):
+    """maps.csv / replays.csv: their folder's access without any x (also in its ACL)."""
+    if access is None:
+        return None
+    extended = acl(access)
+    base = (access[0] & 0o666, access[1], access[2])
+    return base if extended is None else base + (map_permissions(extended, lambda p: p & 0o6),)
 
 
 def _inside(path: str, root: str) -> bool:

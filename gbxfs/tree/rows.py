@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from typing import Callable, Iterator, Mapping
 
+from gbxfs.tree.longnames import all_fit
 from gbxfs.tree.model import Entry
 
 # makes entries for every listing: making one is quick and rare (a lookup, an open)
@@ -104,10 +105,11 @@ class Rows(Mapping):
 
 def plain_names(names: list[str]) -> bool:
     """True when every name is one valid component: not empty, no "/", no NUL, not
-    "." or ".." (tested on the names joined: no step per name)."""
+    "." or "..", at most NAME_MAX bytes (tree/longnames.py) (tested on the names
+    joined: no step per name)."""
     if not names:
         return True
     joined = f"/{'/'.join(names)}/"
     return ("\0" not in joined and joined.count("/") == len(names) + 1 and "//" not in joined
-            and "/./" not in joined and "/../" not in joined)
+            and "/./" not in joined and "/../" not in joined and all_fit(names))
 

@@ -12,6 +12,8 @@ import threading
 from collections import OrderedDict
 from typing import Protocol
 
+from gbxfs.tree.acl import access_of
+
 
 class ByteSource(Protocol):
     size: int          # exact size in bytes, known up front
@@ -137,8 +139,9 @@ def read_regular(path: str, limit: int) -> bytes:
         os.close(fd)
 
 
-def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    # ctime: a rewrite that keeps the size and sets the mtime back still changes it
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class FileSource:
@@ -155,7 +158,7 @@ class FileSource:
         self.size = st.st_size
         self.mtime_ns = st.st_mtime_ns
         # shown for the file and everything derived from it (the kernel checks it: default_permissions)
-        self.access = (stat.S_IMODE(st.st_mode) & 0o777, st.st_uid, st.st_gid)
+        self.access = access_of(path, st)
         self._identity = _identity(st)
         self._fd: int | None = None
         self._users = 0

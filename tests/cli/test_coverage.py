@@ -118,3 +118,12 @@ def test_failures_listing(tmp_path, capsys):
 def test_exit_codes(tmp_path, capsys):
     assert run(capsys, str(tmp_path / "missing"))[0] == EXIT_NOT_FOUND
     assert run(capsys)[0] == EXIT_USAGE
+
+
+def test_unreadable_files_are_skipped_with_a_message(capsys):
+    # /proc/self holds files that refuse every read (attr/current: EINVAL): one of
+    # them used to stop the whole scan with an internal error (exit 70)
+    assert main(["coverage", "/proc/self"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("kind ") and "gbxfs: skipped attr/current: " in err
+    assert "internal error" not in err

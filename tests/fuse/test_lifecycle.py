@@ -32,10 +32,10 @@ def test_mount_returns_when_usable_and_umount_stops_the_server(mounter, source):
     mp = mounter.mount(source)
     assert open(os.path.join(mp, "hello.txt"), "rb").read() == b"hello\n"   # at once, no waiting
     rec = find_mount(mp)
-    assert rec.fstype == "fuse.gbxfs" and rec.source == str(source)
-    assert "ro" in rec.options.split(",")
     pids = server_pids(mp)
     assert len(pids) == 1
+    assert rec.fstype == "fuse.gbxfs" and rec.source == f"gbxfs[{pids[0]}]:{source}"   # the server, named
+    assert "ro" in rec.options.split(",")
     res = gbxfs("umount", mp)
     assert res.returncode == 0, res.stderr
     assert find_mount(mp) is None

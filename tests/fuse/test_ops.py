@@ -190,7 +190,7 @@ def test_readdir_resumes_from_the_kernels_offset_with_thousands_of_entries(tmp_p
 
 
 def test_readdir_skips_invalid_names_and_keeps_offsets_in_order(monkeypatch, caplog):
-    bad = ["", ".", "..", "a/b", "x\0y"]
+    bad = ["", ".", "..", "a/b", "x\0y", "n" * 256, "é" * 128]    # the last two: over NAME_MAX bytes
     good = ["f0", "f1", "f2", "f3"]
     ops = _ops(Dir("root", children=[BytesFile(n, b"") for n in ["f0", bad[0], "f1", *bad[1:3], "f2", *bad[3:], "f3"]]))
     fh = run(ops.opendir, ROOT, None)

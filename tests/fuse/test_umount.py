@@ -2,15 +2,17 @@
 removes one layer at a time; mounting over a live mount needs -o nonempty."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from mountkit import TIMEOUT, gbxfs, server_pids, wait_until
+from mountkit import TIMEOUT, force_unmount, gbxfs, server_pids, wait_until
 from gbxfs.cli.umount import refusal
-from gbxfs.fuse.mountinfo import MountRecord, find_mount, mounts_at
+from gbxfs.fuse.mountinfo import MountRecord, find_mount, is_ours, mounts_at
 
 pytestmark = pytest.mark.mount
 
@@ -23,19 +25,65 @@ def source(tmp_path) -> Path:
     return src
 
 
-def _rec(mp, fstype, mid, parent):
-    return MountRecord(mp, fstype, "x", "rw", mid, parent)
+def _rec(mp, fstype, mid, parent, source="gbxfs[1]:x"):
+    return MountRecord(mp, fstype, source, "rw", mid, parent)
 
 
-def test_refusal_decides_on_the_top_layer_type():
-    assert refusal("/proc", [_rec("/proc", "proc", 22, 27)]) is not None
-    assert "not a gbxfs mount" in refusal("/proc", [_rec("/proc", "proc", 22, 27)])
-    assert "not mounted" in refusal("/x", [])
-    assert refusal("/m", [_rec("/m", "fuse.gbxfs", 40, 27)]) is None
+def test_refusal_decides_on_the_top_layer():
+    ours = lambda rec: rec.is_gbxfs      # a stand-in for is_ours: every claim believed
+    assert refusal("/proc", [_rec("/proc", "proc", 22, 27)], ours) is not None
+    assert "not a gbxfs mount" in refusal("/proc", [_rec("/proc", "proc", 22, 27)], ours)
+    assert "not mounted" in refusal("/x", [], ours)
+    assert refusal("/m", [_rec("/m", "fuse.gbxfs", 40, 27)], ours) is None
     # a tmpfs on top of a gbxfs mount: the top is what would be unmounted
-    assert refusal("/m", [_rec("/m", "fuse.gbxfs", 40, 27), _rec("/m", "tmpfs", 41, 40)]) is not None
-    assert refusal("/m", [_rec("/m", "tmpfs", 40, 27), _rec("/m", "fuse.gbxfs", 41, 40)]) is None
-    assert refusal("/m", [_rec("/m", "fuse.sshfs", 40, 27)]) is not None
+    assert refusal("/m", [_rec("/m", "fuse.gbxfs", 40, 27), _rec("/m", "tmpfs", 41, 40)], ours) is not None
+    assert refusal("/m", [_rec("/m", "tmpfs", 40, 27), _rec("/m", "fuse.gbxfs", 41, 40)], ours) is None
+    assert refusal("/m", [_rec("/m", "fuse.sshfs", 40, 27)], ours) is not None
+
+
+def test_the_type_name_alone_is_not_a_gbxfs_mount():
+    # any FUSE server may mount with subtype=gbxfs: without a "gbxfs[PID]" name it is not ours
+    assert not _rec("/m", "fuse.gbxfs", 40, 27, source="/srv/Packs").is_gbxfs
+    assert not is_ours(_rec("/m", "fuse.gbxfs", 40, 27, source="/srv/Packs"))
+    assert "not a gbxfs mount" in refusal("/m", [_rec("/m", "fuse.gbxfs", 40, 27, source="/srv/Packs")])
+
+
+@contextlib.contextmanager
+def _foreign_mount(mp: str, *options: str):
+    """A FUSE file system that is not gbxfs, mounted at mp with `options`."""
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("foreign_fs.py")), mp, *options],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: find_mount(mp) is not None or proc.poll() is not None, what="the foreign mount")
+        assert proc.poll() is None, proc.stderr.read().decode()
+        yield
+    finally:
+        force_unmount(mp)
+        proc.kill()
+        proc.wait(timeout=TIMEOUT)
+        proc.stderr.close()
+
+
+def test_umount_refuses_a_foreign_fuse_mount_that_calls_itself_gbxfs(mounter, source, tmp_path):
+    live = mounter.mount(source)
+    (pid,) = server_pids(live)
+    # a plain name; one naming a live gbxfs server (of another mount); one naming no process
+    for name in (str(source), f"gbxfs[{pid}]:{source}", "gbxfs[4194304]:x"):
+        mp = tmp_path / f"foreign{len(name)}"
+        mp.mkdir()
+        with _foreign_mount(str(mp), "subtype=gbxfs", f"fsname={name}"):
+            assert find_mount(str(mp)).fstype == "fuse.gbxfs"
+            res = gbxfs("umount", str(mp))
+            assert res.returncode == 3 and "not a gbxfs mount" in res.stderr, (name, res.stderr)
+            res = gbxfs("umount", "-z", str(mp))
+            assert res.returncode == 3 and find_mount(str(mp)).source == name
+    assert gbxfs("umount", live).returncode == 0 and find_mount(live) is None
+
+
+def test_mount_refuses_another_type_name(mounter, source):
+    mp = mounter.new_mountpoint()
+    res = gbxfs(str(source), mp, "-o", "subtype=x")
+    assert res.returncode == 2 and "subtype" in res.stderr and find_mount(mp) is None
 
 
 def test_mounts_at_orders_a_stack_by_parent(tmp_path):

@@ -206,6 +206,20 @@ def walk_files(files: dict[str, bytes], *, seconds: float = CASE_SECONDS,
     """Write `files` (relative path -> bytes) into a fresh folder, build the tree
     over it as a mount would, and walk everything. Fails the test on an
     undocumented outcome, a hang, or a traced memory peak above the limit."""
+    report, peak = walk_folder(files, seconds=seconds, keep=keep)
+    what = ", ".join(f"{k} ({len(v)} bytes)" for k, v in files.items())
+    report.assert_no_bugs(what)
+    assert peak < memory_limit, f"{what}: traced memory peak {peak >> 20} MiB"
+    return report
+
+
+def walk_folder(files: dict[str, bytes], *, seconds: float = CASE_SECONDS, keep=None, ctx=None,
+                inspect=None, trace: bool = True) -> tuple[WalkReport, int]:
+    """walk_files without its verdict: (the report, the traced memory peak).
+    `ctx`: the TreeContext (default: a mount's); `inspect(root, report)`: called
+    after the walk, under the same deadline, while the tree still exists.
+    `trace`: measure the peak (tracemalloc slows Python about twice; else 0).
+    Raises Hang past `seconds`."""
     import tempfile
     from pathlib import Path
 
@@ -217,11 +231,10 @@ def walk_files(files: dict[str, bytes], *, seconds: float = CASE_SECONDS,
             path = Path(tmp) / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        with peak_memory() as peak:
+        with peak_memory() if trace else contextlib.nullcontext([0]) as peak:
             with deadline(seconds):
-                report = walk_tree(build_tree(tmp, TreeContext()), keep=keep)
-    what = ", ".join(f"{k} ({len(v)} bytes)" for k, v in files.items())
-    report.assert_no_bugs(what)
-    assert peak[0] < memory_limit, f"{what}: traced memory peak {peak[0] >> 20} MiB"
-    return report
-
+                root = build_tree(tmp, ctx if ctx is not None else TreeContext())
+                report = walk_tree(root, keep=keep)
+                if inspect is not None:
+                    inspect(root, report)
+    return report, peak[0]

@@ -58,3 +58,45 @@ def test_a_lookup_sees_an_appended_file_with_its_new_size(tmp_path):
     assert new is not old and new.size() == 8 and new.read(0, 8) == b"one\ntwo\n"
     os.unlink(tmp_path / "log.txt")
     assert tree.child("log.txt") is None
+
+
+def test_a_file_shown_as_a_folder_rewritten_in_place_gets_a_new_entry(tmp_path):
+    # cp over a pak keeps its inode and the folder's mtime: the lookup must still see it
+    write_packs(tmp_path, {"X": [PakFile("A/raw.bin", b"old", compress=False)]})
+    tree = build_tree(str(tmp_path), TreeContext())
+    old = tree.child("X.pak")
+    assert old.is_dir and resolve(old, "A/raw.bin").read(0, 10) == b"old"
+    ino = os.stat(tmp_path / "X.pak").st_ino
+    newer = tmp_path / "new"
+    newer.mkdir()
+    write_packs(newer, {"X": [PakFile("A/raw.bin", b"new bytes", compress=False)]})
+    with open(tmp_path / "X.pak", "r+b") as f:        # in place, as cp does
+        f.truncate(0)
+        f.write((newer / "X.pak").read_bytes())
+    assert os.stat(tmp_path / "X.pak").st_ino == ino
+    new = tree.child("X.pak")
+    assert new is not old and resolve(new, "A/raw.bin").read(0, 20) == b"new bytes"
+    assert tree.child("X.pak") is new                  # unchanged since: the same entry
+
+
+def test_a_rewrite_that_puts_size_and_mtime_back_is_still_seen(tmp_path):
+    p = tmp_path / "X.pak"
+    write_packs(tmp_path, {"X": [PakFile("A/raw.bin", b"one", compress=False)]})
+    tree = build_tree(str(tmp_path), TreeContext())
+    old = tree.child("X.pak")
+    f = resolve(old, "A/raw.bin")
+    assert f.read(0, 3) == b"one"
+    other = tmp_path / "o"
+    other.mkdir()
+    write_packs(other, {"X": [PakFile("A/raw.bin", b"two", compress=False)]})
+    data = (other / "X.pak").read_bytes()
+    st = os.stat(p)
+    assert len(data) == st.st_size
+    with open(p, "r+b") as out:
+        out.write(data)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))     # the old mtime: only the ctime tells
+    with pytest.raises(OSError) as e:
+        f.read(0, 3)
+    assert e.value.errno == errno.EIO
+    new = tree.child("X.pak")
+    assert new is not old and resolve(new, "A/raw.bin").read(0, 3) == b"two"

@@ -42,7 +42,8 @@ def peek_version(read_at: ReadAt, size: int) -> int:
 
 
 class PakArchive:
-    def __init__(self, read_at: ReadAt, size: int, key: bytes, *, cache: Any = None, decls: Any = None):
+    def __init__(self, read_at: ReadAt, size: int, key: bytes, *, cache: Any = None, decls: Any = None,
+                 verified_only: bool = False):
         self._read_at = read_at
         self.size = size
         self.version = peek_version(read_at, size)
@@ -54,6 +55,8 @@ class PakArchive:
         self.key = PakKey(key)
         self._cache = cache if cache is not None else NoCache()
         self._token = object()   # this archive's cache key prefix
+        # refuse (as an entry error) what no checksum can prove (verification.py)
+        self.verified_only = verified_only
         self._decls = decls   # GBX chunk declarations for embedded GBX (None: the shipped ones)
         self.header: PakHeader = self._read_header()
         # the file table lives in the cache (a million files: tens of MB), read again when evicted;
@@ -142,7 +145,7 @@ class PakArchive:
                 e = self._entries.get(rec.index)
                 if e is None:
                     e = PakEntry(self._read_at, self.size, self.key, self.header.data_offset, rec, self._cache,
-                                  self._decls)
+                                  self._decls, self.verified_only)
                     self._entries[rec.index] = e
         return e
 

@@ -50,7 +50,8 @@ def read_pack_header(read_at, size: int) -> packgbx.PackHeader:
 
 
 class PackArchive:
-    def __init__(self, read_at, size: int, key: bytes | None, *, cache: Any = None, decls: Any = None):
+    def __init__(self, read_at, size: int, key: bytes | None, *, cache: Any = None, decls: Any = None,
+                 verified_only: bool = False):
         self._read_at = read_at
         self.size = size
         self.version = peek_version(read_at, size)
@@ -59,6 +60,8 @@ class PackArchive:
         self.pack = read_pack_header(read_at, size)
         self.key = key
         self._cache = cache if cache is not None else NoCache()
+        # refuse (as an entry error) what no checksum can prove (verification.py)
+        self.verified_only = verified_only
         self._decls = decls
         self._cipher = pack_key(self.version, key) if key is not None else None
         self.table: Pack6Table | None = None
@@ -164,6 +167,6 @@ class PackArchive:
                 e = self._entries.get(rec.index)
                 if e is None:
                     e = PackEntry(self._read_at, self.size, self._cipher, self.data_offset, rec, self._cache,
-                                  self._decls)
+                                  self._decls, self.verified_only)
                     self._entries[rec.index] = e
         return e

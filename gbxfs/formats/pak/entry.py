@@ -1,16 +1,17 @@
-"""One file of a pak: exact size up front, verified bytes on demand.
+"""One file of a pak: exact size up front, bytes on demand (checked where the format can).
 
 Kinds:
 - raw stored: CBC decrypts at any offset (the previous ciphertext block is
-  the IV), no checksum exists, nothing to verify;
+  the IV), no checksum exists, nothing can verify it;
 - raw compressed: one verifying pass (zlib end + Adler-32 + size), then
   random access from checkpoints (seekinflate);
 - embedded GBX (starts with "GBX", feeds not disabled): decrypted once while
-  parsed (gbxentry), which proves it and records the ivXor folds; later reads
-  decrypt in bulk with those folds, like a raw entry.
+  parsed (gbxentry), which records the ivXor folds (later reads decrypt in bulk
+  with them) and proves nothing: a damaged float or string parses too.
 
-An entry that cannot be verified raises PakError from read()/pieces(), with
-the reason in `error`.
+An entry that cannot be read raises PakError from read()/pieces(), with the
+reason in `error`; `proof` says what proves the bytes served; `verified_only`
+makes the entries nothing can prove an error.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
 from gbxfs.formats.pak.pieces import DecryptAhead, NoCache, StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 from gbxfs.formats.pak.tablecheck import static_error
+from gbxfs.formats.pak.verification import ADLER32, RECOVERED, no_checksum, refusal
 
 MAX_GBX_ENTRY = 256 << 20   # a GBX entry is parsed in memory: refuse absurd sizes
 STORED_PIECE = 1 << 20
@@ -37,7 +39,7 @@ class PakEntry(StoredPieces, EntryError):
     feed_search = True      # search the feeds of a GBX entry whose parse stops early (v3 cipher only)
 
     def __init__(self, read_at, file_size: int, key: PakKey, data_offset: int, rec: PakFileRecord,
-                 cache: Any = None, decls: Any = None):
+                 cache: Any = None, decls: Any = None, verified_only: bool = False):
         self.rec = rec
         self._decls = decls               # chunk declarations (None: the shipped ones)
         self.size = rec.size
@@ -52,7 +54,8 @@ class PakEntry(StoredPieces, EntryError):
         self._folds: list[tuple[int, int]] = []
         self._inflate: SeekableInflate | None = None
         self._kind: str | None = None
-        self.error = self._static_error(file_size)
+        self.error = self._static_error(file_size) or (refusal(self.unproven) if verified_only and self.unproven
+                                                       else None)
         self.checked = self.error is not None
         # set by a read-ahead batch (tree/pak/ahead.py): opening this entry starts the next batch
         self.ahead_mark = False
@@ -125,9 +128,22 @@ class PakEntry(StoredPieces, EntryError):
 
     # -- verification -----------------------------------------------------------
     @property
+    def unproven(self) -> str | None:
+        """The label of an entry no checksum can prove (stored), from its table
+        fields alone; None: zlib's Adler-32 proves it when read."""
+        return no_checksum(self.rec.compressed)
+
+    @property
     def proof(self) -> str | None:
-        """How a verified GBX entry was proven (GbxPass.how); None before or otherwise."""
-        return self.gbx.how if self.gbx is not None and self.gbx.verified else None
+        """What proves the bytes served (verification.py): `unproven`, or once a
+        compressed entry is read, Adler-32. None: not read yet, or `error`."""
+        if self.error is not None:
+            return None
+        if self.unproven is not None:
+            return self.unproven
+        if not self.checked:
+            return None
+        return RECOVERED if self.gbx is not None and self.gbx.recovered else ADLER32
 
     def check(self) -> str | None:
         """Verify once (may decrypt the whole entry); the reason when unverifiable."""

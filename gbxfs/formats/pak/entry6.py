@@ -1,16 +1,16 @@
 """One file of a ManiaPlanet/TM2020 pack (versions 6-18).
 
-Same interface and rules as PakEntry (exact size up front, nothing served
-unverified), with what these versions add:
+Same interface and rules as PakEntry (exact size up front, `proof` says what
+proves the bytes served), with what these versions add:
 - files flagged PublicFile or ForceNoCrypt are stored in clear: readable
   without any key, at random offsets when not compressed;
 - other files are encrypted with the pack's own key; without it they are
   unreadable (error says so), never guessed. With it, they are decrypted
   whole (the version 12+ IV chain cannot be entered mid-way) into the cache;
 - version 18 compresses with linked LZ4 blocks (lz4blocks), which carry no
-  checksum: a raw LZ4 entry is proven by inflating to exactly its declared
-  size, a GBX one by its complete parse; earlier versions use zlib as in
-  version 3 (Adler-32).
+  checksum: a raw LZ4 entry must inflate to exactly its declared size, a GBX
+  one parse completely, and neither proves the bytes (`proof` says `none`,
+  as for stored entries); earlier versions use zlib as in version 3 (Adler-32).
 
 Encrypted GBX entries feed ivXor as in version 3. Where the feeds land is
 assumed to follow the version 3 rule for stored and zlib entries (pages
@@ -28,8 +28,8 @@ from gbxfs.formats.pak.lz4blocks import BLOCK_IN_MAX, Lz4Inflater, inflate
 from gbxfs.formats.pak.pull import RefillingSource
 from gbxfs.formats.pak.records import FORCE_NO_CRYPT_FLAG, PACK_COMPRESSED_FLAGS, PUBLIC_FILE_FLAG
 from gbxfs.formats.pak.stream import EncryptedStream, read_exact
+from gbxfs.formats.pak.verification import LZ4_VERSION, no_checksum
 
-LZ4_VERSION = 18
 MAX_WHOLE = 256 << 20   # entries read whole (encrypted, LZ4) must fit in memory
 PREFIX = 64 << 10       # reads ending before this decrypt only up to their end (type peeks)
 NO_KEY = ("encrypted with the pack's own key, which is not public: give it with --packlist "
@@ -96,10 +96,16 @@ class PackEntry(PakEntry):
     one_read = False        # its kind and reads have rules of their own (version 6+ ciphers, LZ4)
     decrypt_ahead = False   # its _plain decrypts from the stream's start (pieces.py)
 
-    def __init__(self, read_at, file_size: int, key, data_offset: int, rec, cache=None, decls=None):
+    def __init__(self, read_at, file_size: int, key, data_offset: int, rec, cache=None, decls=None,
+                 verified_only: bool = False):
         self.lz4 = rec.version >= LZ4_VERSION and rec.compressed
         self._has_key = key is not None
-        super().__init__(read_at, file_size, key, data_offset, rec, cache, decls)
+        super().__init__(read_at, file_size, key, data_offset, rec, cache, decls, verified_only)
+
+    @property
+    def unproven(self) -> str | None:
+        """Stored entries and LZ4 ones (version 18) carry no checksum."""
+        return no_checksum(self.rec.compressed, self.lz4)
 
     @property
     def stored(self) -> int:

@@ -7,8 +7,9 @@ entries, through the game's zlib buffering for compressed ones). So the
 only way to decrypt such an entry is to parse it while it decrypts.
 
 Verification: a compressed entry is right only when zlib reaches the end of
-its stream (Adler-32 checked by zlib); a stored one only when the parse
-consumed it exactly. The ivXor folds that were applied are recorded so the
+its stream (Adler-32 checked by zlib). A stored one is accepted when the
+parse consumed it exactly, which finds its feeds but proves nothing: a
+damaged float or string parses as well (verification.py says so). The ivXor folds that were applied are recorded so the
 entry can later be decrypted at random offsets without parsing again.
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ GBX_MAGIC = b"GBX"
 @dataclass
 class GbxPass:
     data: bytes                          # every plain byte produced (the entry when verified)
-    verified: bool
+    verified: bool                       # compressed: Adler-32 checked; stored: parsed exactly (no proof)
     error: str | None                    # why it is not verified
     folds: list[tuple[int, int]] = field(default_factory=list)
     node_feeds: int = 0                  # ReadNode feeds made
@@ -49,13 +50,6 @@ class GbxPass:
     slots: Any = None                    # feedscan.NodeSlots the parse used by `trusted`
     recovered: bool = False              # verified by a feed search and zlib's Adler-32, not by the parse
     recovery: Any = None                 # recover.Recovery, when a search ran
-
-    @property
-    def how(self) -> str:
-        """How the bytes were proven (info files, xattr)."""
-        if not self.verified:
-            return "unverified"
-        return "recovered (Adler-32 verified)" if self.recovered else "verified by parse"
 
 
 @dataclass

@@ -242,6 +242,13 @@ class FileTable(Sequence[PakFileRecord]):
         cuts = map(raw.rfind, itertools.repeat(b"\\"), starts, ends)
         return list(itertools.compress(ids, map(operator.le, dots, cuts)))
 
+    def names_longer_than(self, limit: int) -> list[int]:
+        """Files whose stored name is more than `limit` bytes (from the records'
+        lengths: no name decoded, no record made)."""
+        over = limit + 8 + self.tail.size       # a record: folder and name length, the name, the fixed tail
+        lengths = map(operator.sub, self._ends(), self.offsets)
+        return list(itertools.compress(itertools.count(), map(over.__lt__, lengths)))
+
     def special(self) -> list[int]:
         """Files whose stored name is not one plain component (a backslash sub-path,
         or nothing left after splitting): where they show is decided one by one."""

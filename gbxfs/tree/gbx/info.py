@@ -33,8 +33,9 @@ def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]]
                 ghost_facts: dict | None = None, proof: str | None = None) -> bytes:
     """info.txt: the summary of a map, replay or ghost first (see summary.py), then
     the container facts; `body`: the body's (body_pairs). `ghost_facts`: the first ghost's, for what a header lacks.
-    `proof`: how a container proved the bytes (a pak entry: "verified by parse" or
-    "recovered (Adler-32 verified)"), shown as `verification`."""
+    `proof`: what proves the bytes a container served (a pak entry: its
+    formats/pak/verification.py label, `none: ...` when nothing can), shown as
+    `verification`."""
     h = ph.header
     pairs: list[tuple[str, object]] = [] if h is None else summary_pairs(summary(h, ghost_facts))
     pairs.append(("file_size", file_size))

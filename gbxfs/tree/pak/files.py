@@ -9,6 +9,7 @@ from gbxfs.formats.pak.entry import PakEntry
 from gbxfs.formats.pak.seekinflate import CHUNK as LARGE
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.model import SourceFile
+from gbxfs.tree.pak.info import PROOF_XATTR
 from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR
 
 
@@ -26,7 +27,8 @@ class PakEntrySource:
 
     @property
     def proof(self) -> str | None:
-        """How the entry's bytes were proven (GBX entries, once verified; else None)."""
+        """What proves the entry's bytes (PakEntry.proof: `none: ...` for stored
+        and LZ4 entries, known up front; Adler-32 once a compressed one is read)."""
         return self.entry.proof
 
     def read_at(self, offset: int, size: int) -> bytes:
@@ -116,7 +118,12 @@ class PakEntryFile(SourceFile):
     # made from the record when asked: a dict per entry would cost ~250 bytes per file
     @property
     def xattrs(self):  # type: ignore[override]
-        return _record_xattrs(self.entry.rec, self.name)
+        entry = self.entry
+        xattrs = _record_xattrs(entry.rec, self.name)
+        proof = entry.proof
+        if proof is not None:
+            xattrs[PROOF_XATTR] = proof.encode()
+        return xattrs
 
     @xattrs.setter
     def xattrs(self, value) -> None:

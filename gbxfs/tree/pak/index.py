@@ -15,7 +15,8 @@ identical, and node ids are stable (they follow the table's order).
 Names follow tree/pak/entries.py's rules: folders of the folder table first
 (in its order), then the files in table order, a folder a sub-path creates
 taking its place where its first file came; a later name equal to an earlier
-one (or to a name the view reserves) gets "~N".
+one (or to a name the view reserves) gets "~N". A name longer than the
+platform takes is shortened (tree/longnames.py).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from typing import Callable, Iterable, Iterator
 
 from gbxfs.formats.pak.records import _component
 from gbxfs.formats.pak.table import FileTable
+from gbxfs.tree.longnames import SURELY_FITS, fit
 
 # what one node costs (object, dicts, lists, name strings); rounded up
 NODE_COST = 600
@@ -162,12 +164,14 @@ class PakIndex:
 
     def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed,
                 make_file: Callable[[str, int, tuple], object], make_folder: Callable[[str, int], object],
-                shown: dict[str, object]) -> dict[str, object]:
+                shown: dict[str, object], short_names: bool = True) -> dict[str, object]:
         """Fill `shown` (name -> what make_folder / make_file made) with the node's
         sub-folders and files in listing order, without a record per file:
         make_folder(shown name, node id), make_file(shown name, file index, fixed
         fields as FileTable.fixed_fields gives them). Names already in `shown` must
-        be in `reserved` too. `typed(name, class_id)` gives a file's typed name or None."""
+        be in `reserved` too. `typed(name, class_id)` gives a file's typed name or None.
+        `short_names`: names too long to show are shortened (tree/longnames.py)."""
+        fit_ = fit if short_names else _as_is
         n = self.nodes[node]
         streams = [self._files(f) for f in n.folders]
         if n.extra:
@@ -179,7 +183,7 @@ class PakIndex:
 
         for i, stored, fixed in table.rows(files):
             while pending is not None and pending[0] < i:
-                name = _unique(pending[1], shown, reserved)
+                name = _unique(fit_(pending[1]), shown, reserved, fit_)
                 shown[name] = make_folder(name, pending[2])
                 pending = next(subs, None)
             if i in special:        # a sub-path: shown in the folder it names, under its last part
@@ -190,20 +194,26 @@ class PakIndex:
                 name = stored
             if "." not in name:
                 name = typed(name, fixed[4]) or name
+            if len(name) > SURELY_FITS:
+                name = fit_(name)       # the stored name stays in user.pak.stored_name, .pak-info.txt
             if name in shown or name in reserved:
-                name = _unique(name, shown, reserved)
+                name = _unique(name, shown, reserved, fit_)
             shown[name] = make_file(name, i, fixed)
         while pending is not None:
-            name = _unique(pending[1], shown, reserved)
+            name = _unique(fit_(pending[1]), shown, reserved, fit_)
             shown[name] = make_folder(name, pending[2])
             pending = next(subs, None)
         return shown
 
 
-def _unique(name: str, taken, reserved: frozenset[str]) -> str:
+def _as_is(name: str, suffix: str = "") -> str:
+    return name + suffix
+
+
+def _unique(name: str, taken, reserved: frozenset[str], fit_=fit) -> str:
     if name not in taken and name not in reserved:
         return name
     i = 2
-    while f"{name}~{i}" in taken or f"{name}~{i}" in reserved:
+    while fit_(name, f"~{i}") in taken or fit_(name, f"~{i}") in reserved:
         i += 1
-    return f"{name}~{i}"
+    return fit_(name, f"~{i}")

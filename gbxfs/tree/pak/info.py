@@ -6,12 +6,14 @@ from typing import Any
 
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.tablesum import TableSums, sums
+from gbxfs.formats.pak.verification import by_storage
 from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
+from gbxfs.tree.pak.names import long_name_lines
 
 INFO_NAME = ".pak-info.txt"
 ERROR_NAME = "error.txt"
 ERROR_XATTR = "user.gbxfs.error"
-PROOF_XATTR = "user.pak.verification"   # a GBX entry: "verified by parse" or "recovered (Adler-32 verified)"
+PROOF_XATTR = "user.pak.verification"   # an entry's proof (formats/pak/verification.py)
 
 
 def error_dir(name: str, info: str, error: str, mtime: int) -> Dir:
@@ -51,6 +53,7 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
             f"files.total_size = {s.size}",
             f"files.stored_size = {s.stored_size}",
         ]
+        lines += verification_lines(s, arc.version)
         if h.md5_ok:
             meta = arc.metadata()
             lines.append(f"metadata.gbx_headers = {len(meta.headers)}")
@@ -58,7 +61,14 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
     lines.append("status = " + ("ok" if error is None and (arc is None or arc.header.md5_ok)
                                 else f"error: {error or 'header MD5 mismatch'}"))
     lines += typed_lines(typed)
+    if arc is not None and h.md5_ok:
+        lines += long_name_lines(arc.files)
     return "\n".join(lines) + "\n"
+
+
+def verification_lines(s: TableSums, version: int) -> list[str]:
+    """What proves the table's files: `verification.stored = none: ...`."""
+    return [f"verification.{kind} = {label}" for kind, label in by_storage(s.files, s.compressed, version)]
 
 
 def key_lines(keysrc: Any) -> list[str]:

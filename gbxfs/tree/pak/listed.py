@@ -23,6 +23,7 @@ from gbxfs.tree.pak.columns import GBX, FileColumns
 from gbxfs.tree.pak.files import PakEntryFile
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.names import typed_name
+from gbxfs.tree.longnames import all_fit
 from gbxfs.tree.rows import Rows, plain_names
 
 
@@ -90,6 +91,8 @@ def _plain_rows(columns: FileColumns, node: int, table: FileTable, index: PakInd
             return None
         return files, list(ids), list(sizes), 0, marks
     folders = [name for _, name, _ in subs]
+    if not all_fit(folders):        # PakIndex.listing shortens them
+        return None
     shown = [e.name for e in extras] if extras else []
     skip = len(shown) + len(folders)
     shown += folders
@@ -126,7 +129,7 @@ def _file_by_file(tree, node: int, table: FileTable, index: PakIndex, extras: li
         return e
 
     kids: dict[str, Entry] = {e.name: e for e in extras}
-    index.listing(node, table, reserved, typed, make_file, make_folder, kids)
+    index.listing(node, table, reserved, typed, make_file, make_folder, kids, ctx.short_names)
     cells = list(kids.values())
     sizes = [e._size if e.__class__ is PakEntryFile else -1 for e in cells]
     return Rows(list(kids), cells, sizes, mtime, _made_already)

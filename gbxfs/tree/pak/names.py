@@ -1,4 +1,5 @@
-"""Names of pak entries as shown: typed names for hashed ones.
+"""Names of pak entries as shown: typed names for hashed ones, and the full
+stored names of entries whose names are too long to show whole.
 
 Many stored names are hashes with no extension; the file table's class id
 then tells the type (docs/formats/pak.md). Such an entry is shown as
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.pak.tablesum import TableSums, scan
+from gbxfs.tree.longnames import NAME_MAX, too_long
 
 STORED_NAME_XATTR = "user.pak.stored_name"
 CLASS_XATTR = "user.pak.class_id"
@@ -44,3 +46,19 @@ def typed_renames_and_sums(arc, enabled: bool = True) -> tuple[list[tuple[object
         if t is not None:
             out.append((rec, t))
     return out, s
+
+
+def long_name_lines(table) -> list[str]:
+    """.pak-info.txt / pack-info.txt lines naming, in full, every folder and file
+    whose name has a part too long to show (tree/longnames.py shortens it)."""
+    folders = ["/".join(f.parts) + "/" for f in table.folders if any(map(too_long, f.parts))]
+    files = []
+    for i in table.names_longer_than(NAME_MAX):
+        rec = table[i]
+        if any(map(too_long, rec.parts)):
+            files.append("/".join(rec.parts))
+    if not folders and not files:
+        return []
+    lines = [f"long_names = {len(folders) + len(files)} (shown shortened to {NAME_MAX} bytes; "
+             f"a file's full name is also in {STORED_NAME_XATTR})"]
+    return lines + [f"  {path}" for path in folders + files]

@@ -20,9 +20,9 @@ from gbxfs.formats.pak.tablesum import TableSums, sums
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
 from gbxfs.tree.pak.entries import build_tree
-from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, error_dir, key_lines, typed_lines
+from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, error_dir, key_lines, typed_lines, verification_lines
 from gbxfs.tree.pak.keys import lookup_key
-from gbxfs.tree.pak.names import typed_renames_and_sums
+from gbxfs.tree.pak.names import long_name_lines, typed_renames_and_sums
 from gbxfs.tree.source import ByteSource
 
 PACK_INFO_NAME = "pack-info.txt"
@@ -55,8 +55,11 @@ def render_pack_info(header: packgbx.PackHeader, arc: PackArchive | None, ks, er
                 f"files.need_key = {s.encrypted if arc.key is None else 0}",
                 f"files.total_size = {s.size}",
             ]
+            lines += verification_lines(s, arc.version)
     lines.append("status = " + ("ok" if error is None else f"error: {error}"))
     lines += typed_lines(typed)
+    if arc is not None and arc.table is not None:
+        lines += long_name_lines(arc.files)
     return "\n".join(lines) + "\n"
 
 
@@ -69,7 +72,7 @@ def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
     key, ks = lookup_key(name, source, ctx)
     arc, error = None, None
     try:
-        arc = PackArchive(source.read_at, source.size, key, cache=ctx.cache)
+        arc = PackArchive(source.read_at, source.size, key, cache=ctx.cache, verified_only=ctx.verified_only)
         error = arc.table_error
     except PakError as e:
         error = e.reason

@@ -39,7 +39,7 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
     if key is None:
         return error_dir(name, render_info(name, None, ks, ks.problem, version=version), ks.problem, mtime)
     try:
-        arc = PakArchive(source.read_at, source.size, key, cache=ctx.cache)
+        arc = PakArchive(source.read_at, source.size, key, cache=ctx.cache, verified_only=ctx.verified_only)
     except PakError as e:
         return error_dir(name, render_info(name, None, ks, e.reason, version=version), e.reason, mtime)
 
