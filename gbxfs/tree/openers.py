@@ -118,6 +118,17 @@ class ViewDir(Dir):
                 view = self._view
             return view.children()
 
+    def child(self, name: str) -> Entry | None:
+        """What the view finds by name, listed or not (a GBX folder's embedded/)."""
+        kids = self.children()           # the view, or the error folder that replaced it
+        view = self._view
+        return view.child(name) if view is not None else kids.get(name)
+
+    @property
+    def unlisted(self) -> frozenset[str]:
+        """The view's names found by name but never listed (model.PartlyListedDir)."""
+        return getattr(self.view(), "unlisted", frozenset())
+
     def loaded(self) -> bool:
         view = self._view
         return view is not None and view.loaded()
