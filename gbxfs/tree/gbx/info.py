@@ -32,9 +32,8 @@ def body_pairs(pb: ParsedBody) -> list[tuple[str, object]]:
 def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]] | None = None,
                 ghost_facts: dict | None = None, proof: str | None = None, folders: tuple[str, ...] = ()) -> bytes:
     """info.txt: the summary of a map, replay or ghost first (see summary.py), then
-    the container facts; `body`: the body's (body_pairs), when wanted. `ghost_facts`:
-    the first ghost's, for what a header lacks. A GBX folder's info.txt passes neither:
-    it is made from the header alone (the body's lines are in body/nodes.txt).
+    the container facts; `body`: the body's (body_pairs). `ghost_facts`: the first
+    ghost's, for what a header lacks.
     `proof`: how a container proved the bytes (a pak entry: "verified by parse" or
     "recovered (Adler-32 verified)"), shown as `verification`. `folders`: the
     folder's sub-folders found by name but not listed (view.py), one line each."""
@@ -59,7 +58,7 @@ def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]]
         pairs.append(("body_offset", h.body_offset))
     if body is not None:
         pairs += body
-    pairs += [("folder_not_listed", f"{f}/ (made from the body: open it by name)") for f in folders]
+    pairs += [("not_listed", f"{f}/ (made from the body: open it by name)") for f in folders]
     return _lines(pairs)
 
 

@@ -20,12 +20,11 @@ _HEAD = ("# Node folders of this body: body/nodes/<folder>/ holds a .txt (decode
          "# mount stay quick): open it by name, e.g. `ls body/nodes` or `grep -r FIELD body/nodes`.\n")
 
 
-def render_nodes_index(body: list[tuple[str, object]], folders: Mapping[str, Entry]) -> bytes:
-    """`body`: the body's lines (info.body_pairs: compression, sizes, status, counts,
-    errors); `folders`: body/nodes/'s listing (its error.txt, when any, is named too)."""
-    lines = [_HEAD] + [f"{k} = {v}\n" for k, v in body]
+def render_nodes_index(status: str, folders: Mapping[str, Entry]) -> bytes:
+    """`folders`: body/nodes/'s listing, whose error.txt (the body's problems),
+    when there is one, is named after the node folders."""
     dirs = [(name, d) for name, d in folders.items() if d.is_dir]
-    lines.append(f"nodes = {len(dirs)}\n")
+    lines = [_HEAD, f"body_status = {status}\n", f"nodes = {len(dirs)}\n"]
     for name, d in dirs:
         err = d.xattrs.get("user.gbxfs.error")
         lines.append(name + ("" if err is None else "  # error: " + err.decode("utf-8", "replace")) + "\n")

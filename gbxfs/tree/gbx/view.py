@@ -36,7 +36,7 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
-from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
+from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.info import render_info, render_refs
@@ -110,13 +110,26 @@ class GbxFolder(PartlyListedDir):
         return with_errors(out, problems, self.xattrs)
 
     def _info(self) -> bytes:
-        ph = self.p.header()
+        """info.txt: the summary and the header's facts, then the body's (status,
+        counts, errors) and, for a replay or ghost, what the header lacks from the
+        first ghost's chunks (no sample decoded): made when read, its size given
+        by getattr (lazy_size), so listing the folder parses no body."""
+        p = self.p
+        ph = p.header()
         h = ph.header
         if h is not None:
             _decode_header(h)      # the summary's fields (again, if the cache dropped the header)
         folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)), ("ghosts", (REPLAY,)))
                                              if h.class_id in classes)
-        return render_info(self.p.source.size, ph, proof=getattr(self.p.source, "proof", None), folders=folders)
+        return render_info(p.source.size, ph, self.files.digest().info, self._ghost_facts(h),
+                           getattr(p.source, "proof", None), folders)
+
+    def _ghost_facts(self, h) -> dict | None:
+        """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""
+        if h is None or h.class_id not in (REPLAY, GHOST):
+            return None
+        return self.p.ctx.cache.get_or_make(("gbx.ghostfacts", self.p.source),
+                                            lambda: (first_ghost_facts(self.p.body().nodes), 2048))
 
     # -- header/ and body/ -----------------------------------------------------------------
     def _header(self):
@@ -146,7 +159,7 @@ class GbxFolder(PartlyListedDir):
         nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
         return [ParsedBytesFile("body.bin", self._body_bytes, lazy=True),
                 CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
-                           lambda: render_nodes_index(self.files.digest().info, nodes.children()), lazy=True),
+                           lambda: render_nodes_index(self.files.digest().status, nodes.children()), lazy=True),
                 nodes]      # found by name, not listed: see nodesindex.py
 
     def _body_bytes(self) -> bytes:
