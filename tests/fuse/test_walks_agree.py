@@ -46,6 +46,14 @@ def test_two_finds_of_a_fresh_mount_list_the_same_entries(mounter, corpus, tmp_p
                    + [f"{e.split(mp + '/', 1)[1].split('’', 1)[0]}\tf" for e in errors])
     assert shown == names_first
     assert all(e.endswith("/body/body.bin’: Input/output error") for e in errors)
+    # a cut file's folder walked twice in a row (its parse still cached the second
+    # time): the lines the whole walks gave
+    for kind in ("map", "replay"):
+        top = f"cut.{kind}.Gbx"
+        mine = [line for line in first if line.split("\t")[0] == top or line.startswith(top + "/")]
+        for _ in range(2):
+            lines, _errors = _find(f"{mp}/{top}", r"%P\t%y\t%s\0")
+            assert sorted(top + ("/" + line if not line.startswith("\t") else line) for line in lines) == mine
     # a GBX folder's info.txt (made from the body) is sized from the first walk on
     info = [line for line in first if line.split("\t")[0].lower().endswith(".gbx/info.txt")]
     assert len(info) > 100 and all(int(line.rsplit("\t", 1)[1]) > 0 for line in info)
