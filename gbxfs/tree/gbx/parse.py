@@ -92,6 +92,13 @@ class GbxParse:
     def header(self) -> ParsedHeader:
         return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_header)
 
+    def header_once(self) -> ParsedHeader:
+        """The header for a look made once (the folder's listing, an index row): the
+        cached parse when there is one, else a parse that is not kept, so that a walk
+        of thousands of GBX folders does not fill the cache with their headers."""
+        ph = self.ctx.cache.get(("gbx.header", self.source))
+        return ph if ph is not None else self._make_header()[0]
+
     def _make_header(self) -> tuple[ParsedHeader, int]:
         meta = self._header_bytes() if self.source_error or self.source.size == 0 else None
         if meta is not None:

@@ -64,13 +64,10 @@ class GbxFolder(PartlyListedDir):
         super().__init__(name, self._list_root, BODY_FOLDERS, mtime_ns=p.source.mtime_ns)
         self.p = p
         self.files = BodyFiles(p)       # body/ is served from the body's digest
-        ph = p.header()
-        if ph.header is not None:
-            self.xattrs["user.gbx.class_id"] = f"{ph.header.class_id:08X}".encode()
 
     def summary_header(self):
         """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
-        return self.p.header().header
+        return self.p.header_once().header
 
     # -- the folder ------------------------------------------------------------------------
     def _key(self, *what) -> tuple:
@@ -89,9 +86,11 @@ class GbxFolder(PartlyListedDir):
         if p.source_error:
             original.error = p.source_error
             problems.append(("file bytes", GbxError(f"cannot be verified: {p.source_error}")))
-        ph = p.header()
+        ph = p.header_once()
         h = ph.header
         out: list[Entry] = [original, self._generated("info.txt", self._info, lazy=True)]
+        if h is not None:
+            self.xattrs["user.gbx.class_id"] = f"{h.class_id:08X}".encode()
         if h is None:
             problems.append(("header", ph.error))
             return with_errors(out, problems, self.xattrs)
