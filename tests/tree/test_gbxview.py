@@ -125,21 +125,26 @@ def test_listing_parses_the_header_only(corpus, monkeypatch):
     calls = []
     real = gbx_parse.read_body
     monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    walks = []
+    real_walk = gbx_parse.walk_body
+    monkeypatch.setattr(gbx_parse, "walk_body", lambda *a, **k: walks.append(1) or real_walk(*a, **k))
     d = _open(corpus, _first("replay", "Bruno_B13"))
     names = set(d.children())
     assert {"ghost.csv", "ghost.txt", "info.txt", "body"} <= names
     d.children()["header"].children()
     assert set(d.children()["body"].children()) == {"body.bin", "nodes.txt"}
-    assert calls == []                                   # listing: header only, body/ included
+    assert calls == [1]                                  # body/: the body read for body.bin's size ...
+    assert d.children()["body"].children()["body.bin"].size() > 0
     # what needs the body tells a listing to leave its size to getattr
     assert all(d.children()[n].lazy_size for n in ("info.txt", "ghost.csv", "ghost.txt"))
     assert d.children()["body"].children()["nodes.txt"].lazy_size
+    assert walks == []                                   # ... but no node walk: listings are header-only
     d.children()["ghost.txt"].size()
-    assert calls == [1]                                  # first body use parses it
+    assert walks == [1]                                  # first body use parses it
     d.children()["body"].child("nodes").children()
     d.child("ghosts").children()
     d.child("embedded").children()
-    assert calls == [1]                                  # ... once (cached)
+    assert walks == [1]                                  # ... once (cached)
     assert set(d.children()) == names                    # and the listing is the same
 
 
@@ -190,13 +195,13 @@ def test_truncated_file_explains_itself(corpus):
     d = open_gbx("cut.Replay.Gbx", BytesSource(data[: len(data) // 2]), TreeContext())
     before = set(d.children())
     assert "error.txt" not in before                     # the header is whole
-    nodes = d.children()["body"].child("nodes").children()   # parses the body
-    assert set(d.children()) == before                   # the listing does not change
-    text = nodes["error.txt"].read(0, 1 << 16).decode()
+    body = d.children()["body"].children()                # the body is cut short
+    assert set(body) == {"error.txt"}
+    text = body["error.txt"].read(0, 1 << 16).decode()
     assert "offset" in text and "why:" in text
-    assert nodes["error.txt"].xattrs["user.gbxfs.error"]
-    index = d.children()["body"].children()["nodes.txt"]
-    assert "body/nodes/error.txt" in index.read(0, index.size()).decode()
+    assert body["error.txt"].xattrs["user.gbxfs.error"]
+    d.children()["info.txt"].size()                      # the parse, made for info.txt
+    assert set(d.children()) == before                   # does not change the listing
     assert d.children()["original.gbx"].size() == len(data) // 2
 
 
@@ -236,3 +241,18 @@ def test_map_embedded_items_zip_matches_its_item_list(corpus):
               if line.strip().startswith("name = ")]
     assert listed and all(("Items\\" + name) in members for name in listed)
     assert all(m.replace("\\", "/") in text for m in members)
+
+
+def test_node_walk_problems_are_in_body_nodes_error_txt(corpus):
+    """A body read whole whose node walk stops: body/nodes/error.txt says what, where
+    and why, nodes.txt points to it, and no listing above changes."""
+    d = _open(corpus, _first("other", "IslandSeaWaySupport.TMEDRoad"))
+    top, body = set(d.children()), set(d.children()["body"].children())
+    nodes = d.children()["body"].child("nodes").children()
+    text = nodes["error.txt"].read(0, 1 << 16).decode()
+    assert text.startswith("what: ") and "where: " in text and "why: " in text
+    index = d.children()["body"].children()["nodes.txt"]
+    assert "body/nodes/error.txt" in index.read(0, index.size()).decode()
+    d.children()["info.txt"].size()
+    assert set(d.children()) == top and set(d.children()["body"].children()) == body
+    assert "error.txt" not in top and "error.txt" not in body

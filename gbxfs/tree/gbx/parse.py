@@ -174,6 +174,19 @@ class GbxParse:
         walk), kept as a cheap cache value."""
         return self.ctx.cache.get_or_make(("gbx.bodybytes", self.source), self._make_body_bytes, rank=CHEAP)
 
+    def body_size(self) -> int:
+        """The decompressed body's size (GbxError when the body cannot be read): the
+        body's bytes made (a file read and a decompression, no node walk) and,
+        unless cached already, dropped, so that listing body/ of thousands of files
+        keeps none of them."""
+        data = self.ctx.cache.get(("gbx.bodybytes", self.source))
+        if data is None:
+            pb = self.ctx.cache.get(("gbx.body", self.source))
+            if pb is not None and pb.body is not None:
+                return len(pb.body)
+            data = self._make_body_bytes()[0]
+        return len(data)
+
     def _make_body_bytes(self) -> tuple[bytes, int]:
         pb = self.ctx.cache.get(("gbx.body", self.source))
         if pb is None or pb.body is None:

@@ -151,12 +151,17 @@ class GbxFolder(PartlyListedDir):
                                  if c.error is not None])
 
     def _body_files(self) -> list[Entry]:
-        """body/, from the header alone: body.bin and nodes.txt are made when read
-        (their sizes too); nodes/ is found by name (nodesindex.py)."""
+        """body/: body.bin (its bytes read and decompressed for its size, then
+        dropped: no node walk) and nodes.txt (made when read); nodes/ is found by
+        name (nodesindex.py). A body that cannot be read shows error.txt instead."""
         if self.p.source_error:
             return []
+        try:
+            size = self.p.body_size()
+        except GbxError as e:
+            return with_errors([], [("body", _bare(e.add_context(where="body")))])
         nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
-        return [ParsedBytesFile("body.bin", self._body_bytes, lazy=True),
+        return [ParsedBytesFile("body.bin", self._body_bytes, size=size),
                 CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
                            lambda: render_nodes_index(self.files.digest().status, nodes.children()), lazy=True),
                 nodes]      # found by name, not listed: see nodesindex.py
@@ -164,7 +169,7 @@ class GbxFolder(PartlyListedDir):
     def _body_bytes(self) -> bytes:
         try:
             return self.p.body_bytes()
-        except GbxError as e:
+        except GbxError as e:      # it was read for the listing: the file changed since
             raise OSError(errno.EIO, f"{self.name}: body cannot be read: {e}") from None
 
     def _node_dirs(self) -> list[Entry]:
