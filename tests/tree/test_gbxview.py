@@ -133,14 +133,15 @@ def test_listing_parses_the_header_only(corpus, monkeypatch):
     assert {"ghost.csv", "ghost.txt", "info.txt", "body"} <= names
     d.children()["header"].children()
     assert set(d.children()["body"].children()) == {"body.bin", "nodes.txt"}
-    assert calls == [1]                                  # body/: the body read for body.bin's size ...
-    assert d.children()["body"].children()["body.bin"].size() > 0
+    assert d.children()["body"].children()["body.bin"].size() > 0      # the size the file declares
     # what needs the body tells a listing to leave its size to getattr
     assert all(d.children()[n].lazy_size for n in ("info.txt", "ghost.csv", "ghost.txt"))
     assert d.children()["body"].children()["nodes.txt"].lazy_size
-    assert walks == []                                   # ... but no node walk: listings are header-only
+    assert calls == [] and walks == []                   # listing: header only, body/ included
     d.children()["ghost.txt"].size()
-    assert walks == [1]                                  # first body use parses it
+    assert calls == walks == [1]                         # first body use parses it
+    body_bin = d.children()["body"].children()["body.bin"]
+    assert len(body_bin.read(0, 1 << 24)) == body_bin.size()
     d.children()["body"].child("nodes").children()
     d.child("ghosts").children()
     d.child("embedded").children()

@@ -7,11 +7,12 @@ and on every later one, whatever the cache dropped in between:
 - `X.Gbx/error.txt`: the file's bytes cannot be verified (inside a pak), the
   header does not parse, the thumbnail chunk is malformed (the header alone);
 - `X.Gbx/header/error.txt`: header chunks that did not decode;
-- `X.Gbx/body/error.txt`: the body cannot be read (cut short, decompression
-  failed): body/ shows no body.bin then;
-- `X.Gbx/body/nodes/error.txt`: the problems of the body's node walk (nodes and
-  chunks that did not decode); body/ itself is listed without the walk, so a
-  walk of the mount never parses a body (docs/formats/mount.md);
+- `X.Gbx/body/error.txt`: the body's declared sizes do not fit the file (cut
+  short): body/ shows no body.bin then;
+- `X.Gbx/body/nodes/error.txt`: the problems of the body's parse (a body that
+  does not decompress, nodes and chunks that did not decode); body/ itself is
+  listed without reading the body, so a walk of the mount never parses one
+  (docs/formats/mount.md);
 - `X.Gbx/ghosts/error.txt`, `X.Gbx/embedded/error.txt`: ghost samples that did
   not decode, embedded content that cannot be shown.
 """

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gbxfs.formats.gbx.body import BodyData, read_body
+from gbxfs.formats.gbx.body import BodyData, declared_size, read_body
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.gbx.nodes import walk_body
@@ -110,13 +110,16 @@ class GbxParse:
             data = self.source.read_at(0, min(self.source.size, HEADER_PROBE))
             refs = True
         try:
-            try:
-                h = parse_header(data, refs=refs)
-            except GbxError:
-                if len(data) >= self.source.size or refs is False:
-                    raise
-                data = self.data()            # header larger than the probe: read it all
-                h = parse_header(data, refs=refs)
+            while True:
+                try:
+                    h = parse_header(data, refs=refs)
+                    break
+                except GbxError:
+                    if len(data) >= self.source.size or refs is False or self.source.size > MAX_GBX:
+                        raise
+                    # a header larger than the probe (a TM2020 thumbnail): four times more,
+                    # not the whole file (a map of megabytes for a header of 200 KB)
+                    data = self.source.read_at(0, min(self.source.size, 4 * len(data)))
             # raw chunks, and room for their decoded values (header/ decodes them later)
             cost = sum(2 * len(c.raw) + HEADER_CHUNK_COST for c in h.chunks) + 4096
             return ParsedHeader(h, None, len(data)), cost
@@ -175,17 +178,19 @@ class GbxParse:
         return self.ctx.cache.get_or_make(("gbx.bodybytes", self.source), self._make_body_bytes, rank=CHEAP)
 
     def body_size(self) -> int:
-        """The decompressed body's size (GbxError when the body cannot be read): the
-        body's bytes made (a file read and a decompression, no node walk) and,
-        unless cached already, dropped, so that listing body/ of thousands of files
-        keeps none of them."""
-        data = self.ctx.cache.get(("gbx.bodybytes", self.source))
-        if data is None:
-            pb = self.ctx.cache.get(("gbx.body", self.source))
-            if pb is not None and pb.body is not None:
-                return len(pb.body)
-            data = self._make_body_bytes()[0]
-        return len(data)
+        """The decompressed body's size as the file declares it (GbxError when the
+        declared sizes do not fit the file): 8 bytes read at the body's offset, no
+        decompression (listing body/ of thousands of files). A body whose data then
+        does not decompress to it answers EIO when read, never other bytes."""
+        h = self.header_once().header
+        if h is None:
+            raise GbxError("header unreadable", where="body")
+        if h.body_offset is None:       # a pak's metadata header: the entry's real one is needed
+            data = self.ctx.cache.get(("gbx.bodybytes", self.source))
+            return len(data if data is not None else self._make_body_bytes()[0])
+        size = self.source.size
+        head = self.source.read_at(h.body_offset, 8) if h.body_compression == "C" and h.body_offset < size else b""
+        return declared_size(head, h.body_offset, h.body_compression, size)
 
     def _make_body_bytes(self) -> tuple[bytes, int]:
         pb = self.ctx.cache.get(("gbx.body", self.source))

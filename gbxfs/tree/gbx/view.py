@@ -151,9 +151,9 @@ class GbxFolder(PartlyListedDir):
                                  if c.error is not None])
 
     def _body_files(self) -> list[Entry]:
-        """body/: body.bin (its bytes read and decompressed for its size, then
-        dropped: no node walk) and nodes.txt (made when read); nodes/ is found by
-        name (nodesindex.py). A body that cannot be read shows error.txt instead."""
+        """body/: body.bin (of the size the file declares: nothing decompressed) and
+        nodes.txt (made when read); nodes/ is found by name (nodesindex.py). Declared
+        sizes that do not fit the file show error.txt instead."""
         if self.p.source_error:
             return []
         try:
@@ -169,7 +169,7 @@ class GbxFolder(PartlyListedDir):
     def _body_bytes(self) -> bytes:
         try:
             return self.p.body_bytes()
-        except GbxError as e:      # it was read for the listing: the file changed since
+        except GbxError as e:      # data that does not decompress to its declared size
             raise OSError(errno.EIO, f"{self.name}: body cannot be read: {e}") from None
 
     def _node_dirs(self) -> list[Entry]:
