@@ -72,8 +72,7 @@ DEFAULT_OPENERS: list[Opener] = [
 
 class ViewDir(Dir):
     """A file shown as a folder by a format view. The view is built on the
-    first listing and then answers every listing itself (its folder may
-    change, e.g. error.txt appearing once a body was parsed). If building it
+    first listing and then answers every listing itself. If building it
     fails unexpectedly, the folder holds error.txt and the original bytes
     instead, so one bad file stays one bad folder."""
 

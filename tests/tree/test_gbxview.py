@@ -257,3 +257,16 @@ def test_node_walk_problems_are_in_body_nodes_error_txt(corpus):
     d.children()["info.txt"].size()
     assert set(d.children()) == top and set(d.children()["body"].children()) == body
     assert "error.txt" not in top and "error.txt" not in body
+
+
+def test_a_replay_inside_a_pak_finds_its_unlisted_folders(corpus, tmp_path):
+    """A GBX folder inside a pak finds embedded/ and ghosts/ by name too, and tells
+    tools that walk everything about them (`unlisted`)."""
+    from gbxfs.formats.pak.writer import PakFile, write_packs
+    from gbxfs.tree.root import build_tree
+    data = (corpus / _first("replay", "Bruno_B13")).read_bytes()
+    write_packs(tmp_path, {"R": [PakFile("Replays/a.Replay.Gbx", data)]})
+    d = resolve(build_tree(str(tmp_path)), "R.pak/Replays/a.Replay.Gbx")
+    assert "ghosts" not in d.children() and set(d.unlisted) == {"ghosts", "embedded"}
+    assert sorted(d.child("ghosts").children())[:2] == ["0.csv", "0.txt"]
+    assert list(d.child("embedded").children()) == ["map.Gbx"]

@@ -27,7 +27,7 @@ bounded by the cache however many files are browsed.
 from __future__ import annotations
 
 import errno
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
