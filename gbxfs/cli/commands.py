@@ -1,9 +1,13 @@
-"""Dispatching `gbxfs COMMAND ...` to the command's function."""
+"""Dispatching `gbxfs COMMAND ...` to the command's function.
+
+A command's module is imported only when that command runs: `gbxfs --version`
+and `gbxfs --help` import nothing of the formats or the tree (the overview
+reads each command's docstring from its module's source).
+"""
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import Callable
 
 from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
@@ -28,6 +32,20 @@ def command(name: str) -> Callable[[list[str]], int]:
     return getattr(importlib.import_module(module), func)
 
 
+def _first_doc_line(target: str) -> str:
+    """The first docstring line of "module:function", read from the module's source
+    without importing it (so `gbxfs --help` loads no parser)."""
+    import ast
+    from importlib import resources
+    module, func = target.split(":")
+    package, _, name = module.rpartition(".")
+    source = resources.files(package).joinpath(f"{name}.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func:
+            return ((ast.get_docstring(node) or "").strip().splitlines() or [""])[0]
+    return ""
+
+
 def overview() -> str:
     """`gbxfs --help`: every command of COMMANDS with its one-line description."""
     width = max(map(len, COMMANDS))
@@ -35,10 +53,8 @@ def overview() -> str:
              "       gbxfs SOURCE MOUNTPOINT [-o OPT,...] [-f] [-d]   (the same as gbxfs mount)",
              "       gbxfs --version",
              "", "commands:"]
-    for name in COMMANDS:
-        doc = command(name).__doc__ or ""
-        first_line = (doc.strip().splitlines() or [""])[0]
-        lines.append(f"  {name:<{width}}  {first_line}")
+    for name, target in COMMANDS.items():
+        lines.append(f"  {name:<{width}}  {_first_doc_line(target)}")
     lines += ["", "gbxfs COMMAND --help describes a command's arguments and options."]
     return "\n".join(lines) + "\n"
 
@@ -62,7 +78,27 @@ def unknown_command(word: str) -> str:
 
 
 def version() -> str:
-    """The installed distribution's version (pyproject.toml), else "unknown"."""
+    """The installed distribution's version (pyproject.toml), else "unknown".
+
+    Read from the first gbxfs-*.dist-info/METADATA on sys.path, the one
+    importlib.metadata would find: importing importlib.metadata (and the email
+    parser it uses) takes longer than the rest of `gbxfs --version`."""
+    import os
+    for folder in sys.path:
+        try:
+            names = [n for n in os.listdir(folder or ".") if n.startswith("gbxfs-") and n.endswith(".dist-info")]
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(folder or ".", name, "METADATA"), encoding="utf-8") as f:
+                    for line in f:
+                        if line.startswith("Version:"):
+                            return line.split(":", 1)[1].strip()
+                        if not line.strip():
+                            break       # the headers end at the first empty line
+            except OSError:
+                continue
     from importlib import metadata
     try:
         return metadata.version("gbxfs")
@@ -84,9 +120,8 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         # `gbxfs SOURCE MOUNTPOINT` (also what mount -t fuse.gbxfs runs)
         argv = ["mount"] + argv
-    func = command(argv[0])
     try:
-        return func(argv[1:])
+        return command(argv[0])(argv[1:])
     except KeyboardInterrupt:
         return 130
     except SystemExit:

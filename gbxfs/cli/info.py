@@ -16,14 +16,12 @@ import os
 import sys
 from typing import Any, Callable
 
-from gbxfs.cli import info_pak
 from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
-from gbxfs.formats import gbx
-from gbxfs.formats.gbx.errors import GbxError, Truncated
-from gbxfs.formats.gp2 import info as gp2_info
-from gbxfs.tree.gbx.ghostfiles import find_ghosts
-from gbxfs.tree.gbx.summary import summary, summary_pairs
-from gbxfs.tree.source import read_regular
+from gbxfs.tree.source import open_regular, read_regular
+
+# The formats a file turns out to be are imported then: a map's summary does not
+# import the pak or GP2 readers (nor they the GBX ghost decoders).
+PAK_MAGIC = b"NadeoPak"       # formats/pak/header.py's MAGIC, checked before importing the pak reader
 
 # info parses a whole file in memory: only regular files, and not beyond this
 INFO_LIMIT = 1 << 30
@@ -32,6 +30,18 @@ INFO_LIMIT = 1 << 30
 
 class BadInput(Exception):
     """A file that cannot be summarised (message is the one-line reason)."""
+
+
+def _pak_file(path: str) -> dict[str, Any] | None:
+    """info_pak.summary_file(path), importing the pak reader only for a pak."""
+    fd = open_regular(path)
+    try:
+        if os.pread(fd, len(PAK_MAGIC), 0) != PAK_MAGIC:
+            return None
+    finally:
+        os.close(fd)
+    from gbxfs.cli import info_pak
+    return info_pak.summary_file(path)
 
 
 def detect_kind(data: bytes) -> str | None:
@@ -48,12 +58,22 @@ def detect_kind(data: bytes) -> str | None:
     return None
 
 
-def gbx_summary(path: str, data: bytes) -> dict[str, Any]:
+def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]:
+    """A GBX's summary: header, reference table, the body's walk (status, sizes)
+    and, for a replay or ghost, its first ghost's facts from the ghost's chunks.
+    `samples`: also decode every ghost's samples ("ghosts": encoding, counts,
+    first and last sample times, errors), which takes longer."""
+    from gbxfs.formats import gbx
+    from gbxfs.formats.gbx.errors import GbxError, Truncated
+    from gbxfs.tree.gbx.ghostfiles import find_ghosts, first_ghost_facts
+    from gbxfs.tree.gbx.summary import summary
+
     try:
         g = gbx.parse(data)
     except GbxError as e:
         raise BadInput(str(e)) from None
     h = g.header
+    nodes = list(g.body.nodes or [])
     out: dict[str, Any] = {
         "path": path,
         "kind": "gbx",
@@ -75,7 +95,7 @@ def gbx_summary(path: str, data: bytes) -> dict[str, Any]:
             for e in (h.refs.externals if h.refs else [])
         ],
         # the human summary (map: name, author, times, uid; replay/ghost: player, time, checkpoints)
-        "summary": summary(h, next((x.facts for x in find_ghosts(list(g.body.nodes or []))), None)),
+        "summary": summary(h, first_ghost_facts(nodes)),
         "body": None,
         "body_status": g.body.status,
         "error": str(g.body.error) if g.body.error else None,
@@ -86,21 +106,46 @@ def gbx_summary(path: str, data: bytes) -> dict[str, Any]:
             "compressed_size": g.body_data.compressed_size,
             "uncompressed_size": g.body_data.uncompressed_size,
         }
+    if samples:
+        out["ghosts"] = [_ghost_samples(x) for x in find_ghosts(nodes)]
     # unreadable body bytes (LZO, truncation) are bad input; a missing declaration is not
     if g.body_data is None and g.body.error is not None or isinstance(g.body.error, Truncated):
         out["bad_input"] = True
     return out
 
 
+def _ghost_samples(g) -> dict[str, Any]:
+    t = g.track
+    out: dict[str, Any] = {"node": g.node.index, "samples": 0 if t is None else len(t.samples)}
+    if t is not None:
+        out["encoding"] = t.encoding
+        if t.samples:
+            out.update(first_sample_ms=t.samples[0].time_ms, last_sample_ms=t.samples[-1].time_ms)
+    if g.errors:
+        out["errors"] = [str(e) for e in g.errors]
+    return out
+
+
+def _pak_summary(path: str, data: bytes) -> dict[str, Any]:
+    from gbxfs.cli import info_pak
+    return info_pak.summary(path, data)
+
+
+def _gp2_summary(path: str, data: bytes) -> dict[str, Any]:
+    from gbxfs.formats.gp2 import info as gp2_info
+    return gp2_info.summary(path, data)
+
+
 # file kind -> summary(path, data) -> dict
 SUMMARIZERS: dict[str, Callable[[str, bytes], dict[str, Any]]] = {
     "gbx": gbx_summary,
-    "pak": info_pak.summary,
-    "gp2": gp2_info.summary,
+    "pak": _pak_summary,
+    "gp2": _gp2_summary,
 }
 
 
 def _text(s: dict[str, Any]) -> str:
+    from gbxfs.tree.gbx.summary import summary_pairs
     if s.get("kind") != "gbx":
         return "\n".join(f"{k}: {v}" for k, v in s.items()) + "\n"
     lines = [f"path: {s['path']}",
@@ -125,6 +170,11 @@ def _text(s: dict[str, Any]) -> str:
     else:
         lines.append(f"body: {b['uncompressed_size']} bytes, uncompressed")
     lines.append(f"body_status: {s['body_status']}")
+    for g in s.get("ghosts", []):
+        lines.append(f"ghost (node {g['node']}): {g['samples']} samples"
+                     + (f", {g['encoding']}" if g.get("encoding") else "")
+                     + (f", {g['first_sample_ms']}..{g['last_sample_ms']} ms" if "first_sample_ms" in g else "")
+                     + "".join(f"; ERROR {e}" for e in g.get("errors", [])))
     if s.get("verification"):
         lines.append(f"verification: {s['verification']}")
     if s["error"]:
@@ -158,6 +208,10 @@ def main(argv: list[str]) -> int:
     """Summarise GBX, pak and GP2 files."""
     ap = argparse.ArgumentParser(prog="gbxfs info", description=main.__doc__)
     ap.add_argument("--json", action="store_true", help="print one JSON list for all files")
+    ap.add_argument("--samples", action="store_true",
+                    help="also decode every ghost sample of a replay or ghost (JSON \"ghosts\": "
+                         "encoding, sample count, first and last sample times); the summary itself "
+                         "needs only the ghosts' chunks")
     ap.add_argument("files", nargs="+", metavar="FILE")
     try:
         args = ap.parse_args(argv)
@@ -170,7 +224,7 @@ def main(argv: list[str]) -> int:
             proof = pak = None
             if os.path.lexists(path):
                 # a pak is read in place (its header only), anything else whole
-                pak = info_pak.summary_file(path)
+                pak = _pak_file(path)
                 data = b"" if pak is not None else read_regular(path, INFO_LIMIT)
             else:
                 data, proof = _inside(path)
@@ -188,7 +242,12 @@ def main(argv: list[str]) -> int:
             kind = "pak" if pak is not None else detect_kind(data)
             if kind is None:
                 raise BadInput("not a GBX, pak or GP2 file")
-            summary = pak if pak is not None else SUMMARIZERS[kind](path, data)
+            if pak is not None:
+                summary = pak
+            elif kind == "gbx":
+                summary = gbx_summary(path, data, samples=args.samples)
+            else:
+                summary = SUMMARIZERS[kind](path, data)
             if proof is not None:
                 summary["verification"] = proof
         except BadInput as e:

@@ -62,7 +62,7 @@ def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]
     has its size in the row."""
     kids = folder.children()
     first = kids.first_made(READDIR_BATCH) if isinstance(kids, Rows) else itertools.islice(kids.items(), READDIR_BATCH)
-    return kids, {n: file_size(e) for n, e in first if needs_work(e)}
+    return kids, {n: file_size(e) for n, e in first if needs_work(e) and not e.lazy_size}
 
 
 def _as_rows(kids: Mapping[str, Entry], mtime: int) -> Rows:
@@ -185,12 +185,15 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         size = 0 if is_dir else entry.size_hint()
         if size is None:
             size = sizes.get(pos)
+        lazy = size is None and entry.lazy_size      # its size is getattr's (contract.py)
+        if lazy:
+            size = 0
         if size is None:
             if leaves:       # counted before waiting: the kernel has them
                 inodes.add_leaves(dirnode, leaves)
                 leaves.clear()
             batch = [rows.at(j) for j in range(k, min(k + READDIR_BATCH, len(names)))]
-            got = await work(lambda: [file_size(e) for e in batch])
+            got = await work(lambda: [None if e.lazy_size else file_size(e) for e in batch])
             sizes = dict(zip(range(pos, pos + len(got)), got))
             size = sizes[pos]
         node = full(ino)
@@ -200,6 +203,8 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         emtime, access = inherit(entry, dirnode)
         if not is_dir:
             attrs = make_attributes(ino, entry, emtime, size, policy, access)
+            if lazy:
+                attrs.attr_timeout = 0      # expired at once: a stat asks getattr, which has the size
         elif (kids := entry.peek()) is None:      # never listed: the link count is 1, as for its siblings
             attrs = _folder_attributes(entry, emtime, access, policy)
             attrs.st_ino = ino

@@ -26,13 +26,18 @@ ITEM_OVERHEAD = 128
 
 
 class _SizedFile(File):
-    __slots__ = ("_size",)
+    __slots__ = ("_size", "_lazy")
 
-    def __init__(self, name: str, size: int | None, xattrs: dict | None, **kw):
+    def __init__(self, name: str, size: int | None, xattrs: dict | None, lazy: bool = False, **kw):
         super().__init__(name, **kw)
         if xattrs is not None:
             self.xattrs = xattrs    # shared, not copied: the .txt/.bin/.xml of one chunk carry the same
         self._size = size
+        self._lazy = lazy           # the size is getattr's, not a listing's (contract.py: lazy_size)
+
+    @property
+    def lazy_size(self) -> bool:
+        return self._lazy and self._size is None
 
     def _bytes(self) -> bytes:
         raise NotImplementedError
@@ -62,8 +67,8 @@ class CachedFile(_SizedFile):
     __slots__ = ("_cache", "_key", "_make")
 
     def __init__(self, name: str, cache: ByteLRU, key: Hashable, make: Callable[[], bytes], *,
-                 size: int | None = None, xattrs: dict | None = None, **kw):
-        super().__init__(name, size, xattrs, **kw)
+                 size: int | None = None, xattrs: dict | None = None, lazy: bool = False, **kw):
+        super().__init__(name, size, xattrs, lazy, **kw)
         self._cache, self._key, self._make = cache, key, make
 
     def _bytes(self) -> bytes:
@@ -83,8 +88,8 @@ class ParsedBytesFile(_SizedFile):
     __slots__ = ("_get",)
 
     def __init__(self, name: str, get: Callable[[], bytes | memoryview], *, size: int | None = None,
-                 xattrs: dict | None = None, **kw):
-        super().__init__(name, size, xattrs, **kw)
+                 xattrs: dict | None = None, lazy: bool = False, **kw):
+        super().__init__(name, size, xattrs, lazy, **kw)
         self._get = get
 
     def _bytes(self) -> bytes | memoryview:

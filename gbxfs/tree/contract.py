@@ -37,6 +37,14 @@ class EntryContract(Protocol):
                         wrong bytes. `error` (str or None) says why beforehand.
     size_hint()         size() when known without any work (no I/O, parsing or
                         rendering), else None. Called on the event loop.
+    lazy_size           True when size() needs work that listing the folder
+                        must not cost (a body parse, an image encoded again):
+                        a listing (readdirplus) then shows the file with
+                        attributes that expire at once, and the exact size is
+                        getattr's, computed when something stats the file
+                        (find and ls do not; ls -l does). False: a listing
+                        computes size() in a worker thread when size_hint()
+                        is None.
     in_memory()         True when read() only slices bytes already in memory.
     read_nowait(off, n) read() when it cannot block, else None. Event loop.
     prefetch_offsets(o) pieces worth preparing in the background now that a
@@ -77,6 +85,7 @@ class EntryContract(Protocol):
 
 class FileContract(EntryContract, Protocol):
     error: str | None
+    lazy_size: bool
 
     def size(self) -> int: ...
     def read(self, offset: int, size: int) -> bytes: ...

@@ -32,6 +32,10 @@ class Entry:
         self.access = access      # None: inherit from the parent when presented
 
     is_dir = False
+    # True: a file's size needs work a listing must not do (a body parse, an image
+    # encoded again): a listing shows the file without its size, which getattr
+    # answers (exact) when something stats it. See tree/contract.py.
+    lazy_size = False
     # True: a folder shows its access bits as they are (a real folder); False: a folder
     # made from a file adds x where r is set, so reading the file means listing the folder
     exact_mode = False

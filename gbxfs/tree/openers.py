@@ -72,8 +72,7 @@ DEFAULT_OPENERS: list[Opener] = [
 
 class ViewDir(Dir):
     """A file shown as a folder by a format view. The view is built on the
-    first listing and then answers every listing itself (its folder may
-    change, e.g. error.txt appearing once a body was parsed). If building it
+    first listing and then answers every listing itself. If building it
     fails unexpectedly, the folder holds error.txt and the original bytes
     instead, so one bad file stays one bad folder."""
 
@@ -117,6 +116,17 @@ class ViewDir(Dir):
                     self._view = self._error_view(e)
                 view = self._view
             return view.children()
+
+    def child(self, name: str) -> Entry | None:
+        """What the view finds by name, listed or not (a GBX folder's embedded/)."""
+        kids = self.children()           # the view, or the error folder that replaced it
+        view = self._view
+        return view.child(name) if view is not None else kids.get(name)
+
+    @property
+    def unlisted(self) -> frozenset[str]:
+        """The view's names found by name but never listed (model.PartlyListedDir)."""
+        return getattr(self.view(), "unlisted", frozenset())
 
     def loaded(self) -> bool:
         view = self._view

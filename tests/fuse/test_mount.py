@@ -259,8 +259,11 @@ def test_broken_files_stay_contained(mp, source):
     assert len(os.listdir(os.path.join(trunc, "header"))) > 4
     # a loose file's original.gbx is the file as it is on disk, cut or not
     assert open(os.path.join(trunc, "original.gbx"), "rb").read() == (source / "Maps" / "Truncated.Challenge.Gbx").read_bytes()
-    os.listdir(os.path.join(trunc, "body"))
-    assert "error.txt" in os.listdir(trunc)
+    # the body is cut short: body/ says so at once, and nothing changes the listing
+    before = os.listdir(trunc)
+    assert os.listdir(os.path.join(trunc, "body")) == ["error.txt"]
+    assert "offset" in open(os.path.join(trunc, "body", "error.txt")).read()
+    assert os.listdir(trunc) == before and "error.txt" not in before
     assert os.listdir(os.path.join(mp, "Maps", "Garbage.Gbx"))
     # the server is alive and everything else still answers
     assert find_mount(mp) is not None and server_pids(mp)

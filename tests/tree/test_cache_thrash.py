@@ -297,6 +297,7 @@ def test_once_digested_a_gbx_folder_is_listed_and_read_without_its_parse(corpus,
         files = _everything(d)
         nodes = d.children()["body"].child("nodes")
         files.update(("body/nodes/" + k, v) for k, v in _everything(nodes).items())
+        files.update(("embedded/" + k, v) for k, v in _everything(d.child("embedded")).items())
         return files
 
     before = walk()

@@ -37,7 +37,8 @@ def _walk(d: Dir, prefix=""):
 def test_map_folder_names(corpus):
     d = _open(corpus, _first("map", "A01-Race"))
     kids = d.children()
-    assert {"original.gbx", "info.txt", "header", "body", "thumbnail.jpg", "embedded"} <= set(kids)
+    assert {"original.gbx", "info.txt", "header", "body", "thumbnail.jpg"} <= set(kids)
+    assert "embedded" not in kids and d.child("embedded").is_dir      # made from the body: found by name
     header = kids["header"].children()
     assert {"03043002.TmDesc.txt", "03043002.TmDesc.bin", "03043005.Community.xml",
             "03043007.Thumbnail.bin"} <= set(header)
@@ -52,13 +53,13 @@ def test_map_folder_names(corpus):
 def test_replay_folder_ghosts_and_embedded_map(corpus):
     d = _open(corpus, _first("replay", "Bruno_B13"))
     kids = d.children()
-    assert {"ghost.csv", "ghost.txt", "ghosts", "embedded"} <= set(kids)
-    ghosts = kids["ghosts"].children()
+    assert {"ghost.csv", "ghost.txt"} <= set(kids) and not {"ghosts", "embedded"} & set(kids)
+    ghosts = d.child("ghosts").children()
     assert sorted(ghosts) == ["0.csv", "0.txt", "1.csv", "1.txt", "2.csv", "2.txt", "3.csv", "3.txt"]
     assert kids["ghost.csv"].read(0, 1 << 20) == ghosts["0.csv"].read(0, 1 << 20)
     txt = kids["ghost.txt"].read(0, 4096).decode()
     assert "race_time_ms = 24940" in txt and "checkpoints_ms = 8030, 14690, 20950, 24940" in txt
-    emb = kids["embedded"].children()
+    emb = d.child("embedded").children()
     assert list(emb) == ["map.Gbx"]
     inner = emb["map.Gbx"].children()
     assert inner["original.gbx"].read(0, 3) == b"GBX"
@@ -124,16 +125,28 @@ def test_listing_parses_the_header_only(corpus, monkeypatch):
     calls = []
     real = gbx_parse.read_body
     monkeypatch.setattr(gbx_parse, "read_body", lambda *a, **k: calls.append(1) or real(*a, **k))
+    walks = []
+    real_walk = gbx_parse.walk_body
+    monkeypatch.setattr(gbx_parse, "walk_body", lambda *a, **k: walks.append(1) or real_walk(*a, **k))
     d = _open(corpus, _first("replay", "Bruno_B13"))
     names = set(d.children())
-    assert {"ghost.csv", "embedded", "body"} <= names
+    assert {"ghost.csv", "ghost.txt", "info.txt", "body"} <= names
     d.children()["header"].children()
-    assert calls == []                                   # listing: header only
+    assert set(d.children()["body"].children()) == {"body.bin", "nodes.txt"}
+    assert d.children()["body"].children()["body.bin"].size() > 0      # the size the file declares
+    # what needs the body tells a listing to leave its size to getattr
+    assert all(d.children()[n].lazy_size for n in ("info.txt", "ghost.csv", "ghost.txt"))
+    assert d.children()["body"].children()["nodes.txt"].lazy_size
+    assert calls == [] and walks == []                   # listing: header only, body/ included
     d.children()["ghost.txt"].size()
-    assert calls == [1]                                  # first body use parses it
+    assert calls == walks == [1]                         # first body use parses it
+    body_bin = d.children()["body"].children()["body.bin"]
+    assert len(body_bin.read(0, 1 << 24)) == body_bin.size()
     d.children()["body"].child("nodes").children()
-    d.children()["ghosts"].children()
-    assert calls == [1]                                  # ... once (cached)
+    d.child("ghosts").children()
+    d.child("embedded").children()
+    assert walks == [1]                                  # ... once (cached)
+    assert set(d.children()) == names                    # and the listing is the same
 
 
 def test_concurrent_first_reads_parse_the_body_once(corpus, monkeypatch):
@@ -181,13 +194,16 @@ def test_concurrent_first_reads_parse_the_body_once(corpus, monkeypatch):
 def test_truncated_file_explains_itself(corpus):
     data = (corpus / _first("replay", "Bruno_B13")).read_bytes()
     d = open_gbx("cut.Replay.Gbx", BytesSource(data[: len(data) // 2]), TreeContext())
-    d.children()["info.txt"].size()                      # parses the body
-    kids = d.children()
-    assert "error.txt" in kids
-    text = kids["error.txt"].read(0, 1 << 16).decode()
+    before = set(d.children())
+    assert "error.txt" not in before                     # the header is whole
+    body = d.children()["body"].children()                # the body is cut short
+    assert set(body) == {"error.txt"}
+    text = body["error.txt"].read(0, 1 << 16).decode()
     assert "offset" in text and "why:" in text
-    assert d.xattrs["user.gbxfs.error"]
-    assert kids["original.gbx"].size() == len(data) // 2
+    assert body["error.txt"].xattrs["user.gbxfs.error"]
+    d.children()["info.txt"].size()                      # the parse, made for info.txt
+    assert set(d.children()) == before                   # does not change the listing
+    assert d.children()["original.gbx"].size() == len(data) // 2
 
 
 def test_not_a_gbx_still_shows_original(corpus):
@@ -216,7 +232,7 @@ def test_map_embedded_items_zip_matches_its_item_list(corpus):
     items the chunk lists (two places in 03043054: the metas and the ZIP)."""
     import zipfile
     d = _open(corpus, _first("map", "Simple TECH 1.Map"))
-    emb = d.children()["embedded"].children()
+    emb = d.child("embedded").children()
     z = zipfile.ZipFile(io.BytesIO(emb["items.zip"].read(0, 1 << 24)))
     assert z.testzip() is None
     members = {m.replace("/", "\\") for m in z.namelist()}
@@ -226,3 +242,31 @@ def test_map_embedded_items_zip_matches_its_item_list(corpus):
               if line.strip().startswith("name = ")]
     assert listed and all(("Items\\" + name) in members for name in listed)
     assert all(m.replace("\\", "/") in text for m in members)
+
+
+def test_node_walk_problems_are_in_body_nodes_error_txt(corpus):
+    """A body read whole whose node walk stops: body/nodes/error.txt says what, where
+    and why, nodes.txt points to it, and no listing above changes."""
+    d = _open(corpus, _first("other", "IslandSeaWaySupport.TMEDRoad"))
+    top, body = set(d.children()), set(d.children()["body"].children())
+    nodes = d.children()["body"].child("nodes").children()
+    text = nodes["error.txt"].read(0, 1 << 16).decode()
+    assert text.startswith("what: ") and "where: " in text and "why: " in text
+    index = d.children()["body"].children()["nodes.txt"]
+    assert "body/nodes/error.txt" in index.read(0, index.size()).decode()
+    d.children()["info.txt"].size()
+    assert set(d.children()) == top and set(d.children()["body"].children()) == body
+    assert "error.txt" not in top and "error.txt" not in body
+
+
+def test_a_replay_inside_a_pak_finds_its_unlisted_folders(corpus, tmp_path):
+    """A GBX folder inside a pak finds embedded/ and ghosts/ by name too, and tells
+    tools that walk everything about them (`unlisted`)."""
+    from gbxfs.formats.pak.writer import PakFile, write_packs
+    from gbxfs.tree.root import build_tree
+    data = (corpus / _first("replay", "Bruno_B13")).read_bytes()
+    write_packs(tmp_path, {"R": [PakFile("Replays/a.Replay.Gbx", data)]})
+    d = resolve(build_tree(str(tmp_path)), "R.pak/Replays/a.Replay.Gbx")
+    assert "ghosts" not in d.children() and set(d.unlisted) == {"ghosts", "embedded"}
+    assert sorted(d.child("ghosts").children())[:2] == ["0.csv", "0.txt"]
+    assert list(d.child("embedded").children()) == ["map.Gbx"]

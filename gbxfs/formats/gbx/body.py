@@ -77,6 +77,34 @@ def read_body(data: bytes | bytearray | memoryview, body_offset: int, compressio
     return BodyData(body, True, csize, usize, trailing=avail - csize)
 
 
+def declared_size(head: bytes, body_offset: int, compression: str, file_size: int) -> int:
+    """The body's size as the file declares it, without reading the body: `head`
+    is the file's bytes at body_offset (the first 8 are enough). read_body's and
+    decompress's checks on sizes alone apply; the data itself is not checked."""
+    if body_offset > file_size:
+        raise Truncated(f"body offset {body_offset} beyond the {file_size} bytes of data", where="body")
+    if compression == "U":
+        return file_size - body_offset
+    if compression != "C":
+        raise GbxError(f"unknown body compression {compression!r}", where="body")
+    if file_size - body_offset < 8 or len(head) < 8:
+        raise Truncated("compressed body sizes missing", offset=body_offset, where="body")
+    usize, csize = struct.unpack_from("<II", head)
+    avail = file_size - body_offset - 8
+    if csize > avail:
+        raise Truncated(f"compressed body size {csize} exceeds the {avail} bytes present",
+                        offset=body_offset + 4, where="body")
+    if usize > MAX_BODY:
+        raise GbxError(f"declared body size {usize} exceeds the {MAX_BODY} byte limit",
+                       offset=body_offset + 8, where="body")
+    if usize > max(0, csize - LZO_END_MARKER) * LZO_MAX_RATIO:
+        raise GbxError(f"declared body size {usize} is impossible for {csize} compressed bytes",
+                       offset=body_offset + 8, where="body")
+    if usize == 0 and csize:
+        raise GbxError("empty body declared with compressed data", offset=body_offset + 8, where="body")
+    return usize
+
+
 def decompress(payload: bytes | memoryview, usize: int, *, offset: int | None = None) -> bytes:
     """LZO1X-decompress `payload` to exactly `usize` bytes (GbxError otherwise)."""
     csize = len(payload)

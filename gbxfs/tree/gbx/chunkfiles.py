@@ -74,15 +74,16 @@ def xml_bytes(chunk: Chunk) -> bytes:
 
 
 def chunk_files(chunk: Chunk, taken: set[str], cache: ByteLRU, key: Hashable,
-                get: Callable[[], Chunk]) -> list[Entry]:
+                get: Callable[[], Chunk], lazy: bool = False) -> list[Entry]:
     """The files of `chunk`; `get()` returns the same chunk again from the parse,
-    `key` is a cache key unique to this chunk of this file."""
+    `key` is a cache key unique to this chunk of this file; `lazy`: the .txt's
+    size is getattr's, not the listing's (contract.py: lazy_size)."""
     xml = xml_bytes(chunk)
     sizes = {"xml": len(xml)}
     makers = {"txt": lambda: render_chunk_txt(get()), "xml": lambda: xml_bytes(get())}
 
     def text_file(name: str, kind: str, x: dict) -> Entry:
-        return CachedFile(name, cache, (key, kind), makers[kind], size=sizes.get(kind), xattrs=x)
+        return CachedFile(name, cache, (key, kind), makers[kind], size=sizes.get(kind), xattrs=x, lazy=lazy)
     return chunk_entries(chunk, taken, text_file, lambda: get().raw, len(chunk.raw), bool(xml))
 
 

@@ -1,75 +1,50 @@
-"""error.txt of a GBX folder: every problem known so far, from the header,
-the body's parse and the files derived from it.
+"""error.txt of a GBX folder and of its sub-folders.
 
-The folder asks on every listing, and the FUSE layer lists a loaded folder on
-its event loop: collecting only peeks at the cache, never parses.
+Each folder's error.txt lists the problems found while making that folder's
+own listing, and only those, so it is there (or not) on the first listing
+and on every later one, whatever the cache dropped in between:
+
+- `X.Gbx/error.txt`: the file's bytes cannot be verified (inside a pak), the
+  header does not parse, the thumbnail chunk is malformed (the header alone);
+- `X.Gbx/header/error.txt`: header chunks that did not decode;
+- `X.Gbx/body/error.txt`: the body's declared sizes do not fit the file (cut
+  short): body/ shows no body.bin then;
+- `X.Gbx/body/nodes/error.txt`: the problems of the body's parse (a body that
+  does not decompress, nodes and chunks that did not decode); body/ itself is
+  listed without reading the body, so a walk of the mount never parses one
+  (docs/formats/mount.md);
+- `X.Gbx/ghosts/error.txt`, `X.Gbx/embedded/error.txt`: ghost samples that did
+  not decode, embedded content that cannot be shown.
 """
 from __future__ import annotations
 
-import threading
-
-from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.tree.gbx.info import describe
-from gbxfs.tree.gbx.digest import BodyFiles, body_problems
-from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.model import Entry, RenderedFile
 
+ERROR_NAME = "error.txt"
 ERROR_XATTR = "user.gbxfs.error"
 
 
-class Problems:
-    """The known problems of one GBX file, and the error.txt that lists them."""
+def error_file(problems: list[tuple[str, BaseException]]) -> Entry | None:
+    """error.txt listing `problems` (what, exception), each once; None when there are none."""
+    seen: set[int] = set()
+    # one failure recorded on a chunk, its node and the body alike: listed once
+    errs = [(w, e) for w, e in problems if not (id(e) in seen or seen.add(id(e)))]
+    if not errs:
+        return None
+    text = "".join(describe(w, e) + "\n" for w, e in errs)
+    f = RenderedFile(ERROR_NAME, lambda: text.encode("utf-8", "replace"))
+    f.xattrs[ERROR_XATTR] = str(errs[0][1]).encode("utf-8", "replace")
+    return f
 
-    def __init__(self, p: GbxParse, files: BodyFiles):
-        self.p = p
-        self.files = files
-        self._noted: dict[str, BaseException] = {}   # problems found by derived files
-        self._file: tuple[int, Entry] | None = None
-        self._lock = threading.Lock()
-        self._header: list[tuple[str, BaseException]] = []   # last seen, for when the cache lost it
 
-    def note(self, what: str, e: BaseException) -> None:
-        with self._lock:
-            self._noted.setdefault(what, _bare(e))   # no traceback: it would keep the parse alive
-
-    def known(self) -> list[tuple[str, BaseException]]:
-        p = self.p
-        out: list[tuple[str, BaseException]] = []
-        if p.source_error:
-            out.append(("file bytes", GbxError(f"cannot be verified: {p.source_error}")))
-        ph = p.ctx.cache.get(("gbx.header", p.source))
-        if ph is not None:
-            found: list[tuple[str, BaseException]] = []
-            if ph.error is not None:
-                found.append(("header", ph.error))
-            elif ph.header is not None:
-                found += [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in ph.header.chunks
-                          if c.error is not None]
-            self._header = found
-        out += self._header
-        # the body's digest keeps its problems when the parse itself was evicted
-        d = self.files.peek()
-        if d is not None:
-            out += d.problems
-        else:
-            pb = p.ctx.cache.get(("gbx.body", p.source))
-            if pb is not None:
-                out += body_problems(pb)
-        with self._lock:
-            out += list(self._noted.items())
-        # one failure is recorded on the chunk, its node and the body alike: list it once
-        seen: set[int] = set()
-        return [(w, e) for w, e in out if not (id(e) in seen or seen.add(id(e)))]
-
-    def error_file(self, xattrs: dict) -> Entry | None:
-        """error.txt when a problem is known (and the folder's error xattr set), else None."""
-        errs = self.known()
-        if not errs:
-            return None
-        with self._lock:
-            if self._file is None or self._file[0] != len(errs):
-                text = "".join(describe(w, e) + "\n" for w, e in errs)
-                f = RenderedFile("error.txt", lambda t=text: t.encode("utf-8", "replace"))
-                self._file = (len(errs), f)
-                xattrs[ERROR_XATTR] = str(errs[0][1]).encode("utf-8", "replace")
-            return self._file[1]
+def with_errors(entries: list[Entry], problems: list[tuple[str, BaseException]],
+                xattrs: dict | None = None) -> list[Entry]:
+    """`entries` and their folder's error.txt (when there is a problem); `xattrs`:
+    the folder's, which then get the first problem as user.gbxfs.error."""
+    f = error_file(problems)
+    if f is None:
+        return entries
+    if xattrs is not None:
+        xattrs[ERROR_XATTR] = f.xattrs[ERROR_XATTR]
+    return [*entries, f]

@@ -57,6 +57,13 @@ def find_ghosts(nodes: list[Node]) -> list[Ghost]:
     return [_ghost(n) for n in all_nodes(nodes) if n.class_id == CTN_GHOST]
 
 
+def first_ghost_facts(nodes: list[Node]) -> dict[str, Any] | None:
+    """The first ghost's facts (ghost_facts), from its chunks' values alone: no
+    sample is decoded (info.txt, `gbxfs info`). None: no ghost."""
+    first = next((n for n in all_nodes(nodes) if n.class_id == CTN_GHOST), None)
+    return None if first is None else ghost_facts(first)
+
+
 def _ghost(node: Node) -> Ghost:
     g = Ghost(node)
     g.facts = ghost_facts(node)

@@ -88,7 +88,8 @@ def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_
 
         def make(names=tuple(names), columns=columns) -> bytes:
             return render_index(((n, get(kids[n])) for n in names), columns)
-        out.append(CachedFile(name, cache, (key, base), make, mtime_ns=mtime_ns))
+        # made when read (a header read per file): a listing leaves its size to getattr
+        out.append(CachedFile(name, cache, (key, base), make, mtime_ns=mtime_ns, lazy=True))
     return out
 
 

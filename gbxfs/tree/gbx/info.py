@@ -29,13 +29,15 @@ def body_pairs(pb: ParsedBody) -> list[tuple[str, object]]:
     return pairs
 
 
-def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]] | None,
-                ghost_facts: dict | None = None, proof: str | None = None) -> bytes:
+def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]] | None = None,
+                ghost_facts: dict | None = None, proof: str | None = None, folders: tuple[str, ...] = ()) -> bytes:
     """info.txt: the summary of a map, replay or ghost first (see summary.py), then
-    the container facts; `body`: the body's (body_pairs). `ghost_facts`: the first ghost's, for what a header lacks.
+    the container facts; `body`: the body's (body_pairs). `ghost_facts`: the first
+    ghost's, for what a header lacks.
     `proof`: what proves the bytes a container served (a pak entry: its
     formats/pak/verification.py label, `none: ...` when nothing can), shown as
-    `verification`."""
+    `verification`. `folders`: the folder's sub-folders found by name but not
+    listed (view.py), one line each."""
     h = ph.header
     pairs: list[tuple[str, object]] = [] if h is None else summary_pairs(summary(h, ghost_facts))
     pairs.append(("file_size", file_size))
@@ -57,6 +59,7 @@ def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]]
         pairs.append(("body_offset", h.body_offset))
     if body is not None:
         pairs += body
+    pairs += [("not_listed", f"{f}/ (made from the body: open it by name)") for f in folders]
     return _lines(pairs)
 
 

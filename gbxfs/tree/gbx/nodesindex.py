@@ -21,8 +21,13 @@ _HEAD = ("# Node folders of this body: body/nodes/<folder>/ holds a .txt (decode
 
 
 def render_nodes_index(status: str, folders: Mapping[str, Entry]) -> bytes:
-    lines = [_HEAD, f"body_status = {status}\n", f"nodes = {len(folders)}\n"]
-    for name, d in folders.items():
+    """`folders`: body/nodes/'s listing, whose error.txt (the body's problems),
+    when there is one, is named after the node folders."""
+    dirs = [(name, d) for name, d in folders.items() if d.is_dir]
+    lines = [_HEAD, f"body_status = {status}\n", f"nodes = {len(dirs)}\n"]
+    for name, d in dirs:
         err = d.xattrs.get("user.gbxfs.error")
         lines.append(name + ("" if err is None else "  # error: " + err.decode("utf-8", "replace")) + "\n")
+    if len(dirs) != len(folders):
+        lines.append("# the body's problems (what, where, why): body/nodes/error.txt\n")
     return "".join(lines).encode("utf-8")

@@ -96,6 +96,13 @@ class GbxParse:
     def header(self) -> ParsedHeader:
         return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_header)
 
+    def header_once(self) -> ParsedHeader:
+        """The header for a look made once (the folder's listing, an index row): the
+        cached parse when there is one, else a parse that is not kept, so that a walk
+        of thousands of GBX folders does not fill the cache with their headers."""
+        ph = self.ctx.cache.get(("gbx.header", self.source))
+        return ph if ph is not None else self._make_header()[0]
+
     def _make_header(self) -> tuple[ParsedHeader, int]:
         meta = self._header_bytes() if self.source_error or self.source.size == 0 else None
         if meta is not None:
@@ -107,13 +114,16 @@ class GbxParse:
             data = self.source.read_at(0, min(self.source.size, HEADER_PROBE))
             refs = True
         try:
-            try:
-                h = parse_header(data, refs=refs)
-            except GbxError:
-                if len(data) >= self.source.size or refs is False:
-                    raise
-                data = self.data()            # header larger than the probe: read it all
-                h = parse_header(data, refs=refs)
+            while True:
+                try:
+                    h = parse_header(data, refs=refs)
+                    break
+                except GbxError:
+                    if len(data) >= self.source.size or refs is False or self.source.size > MAX_GBX:
+                        raise
+                    # a header larger than the probe (a TM2020 thumbnail): four times more,
+                    # not the whole file (a map of megabytes for a header of 200 KB)
+                    data = self.source.read_at(0, min(self.source.size, 4 * len(data)))
             # raw chunks, and room for their decoded values (header/ decodes them later)
             cost = sum(2 * len(c.raw) + HEADER_CHUNK_COST for c in h.chunks) + 4096
             return ParsedHeader(h, None, len(data)), cost
@@ -178,6 +188,21 @@ class GbxParse:
         when it is cached, else read from the file again (milliseconds: no node
         walk), kept as a cheap cache value."""
         return self.ctx.cache.get_or_make(("gbx.bodybytes", self.source), self._make_body_bytes, rank=CHEAP)
+
+    def body_size(self) -> int:
+        """The decompressed body's size as the file declares it (GbxError when the
+        declared sizes do not fit the file): 8 bytes read at the body's offset, no
+        decompression (listing body/ of thousands of files). A body whose data then
+        does not decompress to it answers EIO when read, never other bytes."""
+        h = self.header_once().header
+        if h is None:
+            raise GbxError("header unreadable", where="body")
+        if h.body_offset is None:       # a pak's metadata header: the entry's real one is needed
+            data = self.ctx.cache.get(("gbx.bodybytes", self.source))
+            return len(data if data is not None else self._make_body_bytes()[0])
+        size = self.source.size
+        head = self.source.read_at(h.body_offset, 8) if h.body_compression == "C" and h.body_offset < size else b""
+        return declared_size(head, h.body_offset, h.body_compression, size)
 
     def _make_body_bytes(self) -> tuple[bytes, int]:
         pb = self.ctx.cache.get(("gbx.body", self.source))

@@ -10,23 +10,24 @@
 - `error`: optional; why the file's bytes cannot be verified. original.gbx
   then answers EIO, body/ holds no data, and error.txt says why.
 
-Laziness: listing the folder parses the header only. body/, the ghost files,
-embedded/ and info.txt's body status parse the body on first use; parsed
-results live in ctx.cache (see parse.py), and so do the generated files'
-bytes and the listings of header/ and body/nodes/ (see gbxfs/tree/cached.py): the tree
-itself keeps no chunk bytes, so memory stays bounded by the cache however
-many files are browsed. Which entries exist is decided
-from the header (class id, header chunks), so that listing never needs the
-body: a replay always shows ghost.csv (its first ghost), ghost.txt, ghosts/
-(all ghosts, <N>.csv and <N>.txt) and embedded/; a ghost file shows
-ghost.csv and ghost.txt; a map shows embedded/. error.txt appears as soon as
-a problem is known (header problems at once, body problems once the body has
-been parsed).
+The folder's listing comes from the header alone (class, header chunks,
+thumbnail, reference table), and so do body/'s: the same names on every
+listing, and a walk of a folder of thousands of maps reads a few KB of each.
+What needs the body is where a user expects to wait: files whose content is
+made when read, their size answered by getattr rather than by the listing
+(`lazy_size`: info.txt, thumbnail.jpg, ghost.csv, ghost.txt, body/body.bin,
+body/nodes.txt), and folders found by name but not listed, like body/nodes/:
+a replay's ghosts/ and a map's or replay's embedded/ (named in info.txt).
+Each folder's error.txt holds the problems its own listing found (errors.py).
+Parsed results live in ctx.cache (see parse.py), and so do the generated
+files' bytes and the listings of header/ and body/nodes/ (see
+gbxfs/tree/cached.py): the tree itself keeps no chunk bytes, so memory stays
+bounded by the cache however many files are browsed.
 """
 from __future__ import annotations
 
 import errno
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
@@ -35,18 +36,20 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
-from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, render_ghost_csv, render_ghost_txt
+from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
-from gbxfs.tree.gbx.errors import Problems
+from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.nodenames import node_labels, unique_name
-from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
+# found by name, not listed: their listings need the body parse (see the module note)
+BODY_FOLDERS = frozenset({"ghosts", "embedded"})
 
 
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
@@ -54,29 +57,17 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
     return GbxFolder(name, GbxParse(source, ctx, header_bytes=header_bytes, source_error=error))
 
 
-class GbxFolder(Dir):
-    __slots__ = ("p", "problems", "files")
+class GbxFolder(PartlyListedDir):
+    __slots__ = ("p", "files")
 
     def __init__(self, name: str, p: GbxParse):
-        super().__init__(name, load=self._list_root, mtime_ns=p.source.mtime_ns)
+        super().__init__(name, self._list_root, BODY_FOLDERS, mtime_ns=p.source.mtime_ns)
         self.p = p
         self.files = BodyFiles(p)       # body/ is served from the body's digest
-        self.problems = Problems(p, self.files)
-        ph = p.header()
-        if ph.header is not None:
-            self.xattrs["user.gbx.class_id"] = f"{ph.header.class_id:08X}".encode()
 
     def summary_header(self):
         """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
-        return self.p.header().header
-
-    def note_error(self, what: str, e: BaseException) -> None:
-        self.problems.note(what, e)
-
-    def children(self) -> Mapping[str, Entry]:
-        kids = super().children()
-        error_file = self.problems.error_file(self.xattrs)
-        return kids if error_file is None else {**kids, "error.txt": error_file}
+        return self.p.header_once().header
 
     # -- the folder ------------------------------------------------------------------------
     def _key(self, *what) -> tuple:
@@ -87,31 +78,57 @@ class GbxFolder(Dir):
         return CachedFile(name, self.p.ctx.cache, self._key(name), make, **kw)
 
     def _list_root(self) -> Iterable[Entry]:
+        """The header's parts: nothing here reads the body (see the module note)."""
         p = self.p
         cache = p.ctx.cache
         original = SourceFile("original.gbx", p.source)
+        problems: list[tuple[str, BaseException]] = []
         if p.source_error:
             original.error = p.source_error
-        out: list[Entry] = [original,
-                            self._generated("info.txt", lambda: render_info(p.source.size, p.header(), self.files.digest().info,
-                                                                      self._ghost_facts(),
-                                                                      getattr(p.source, "proof", None)))]
-        h = p.header().header
+            problems.append(("file bytes", GbxError(f"cannot be verified: {p.source_error}")))
+        ph = p.header_once()
+        h = ph.header
+        out: list[Entry] = [original, self._generated("info.txt", self._info, lazy=True)]
+        if h is not None:
+            self.xattrs["user.gbx.class_id"] = f"{h.class_id:08X}".encode()
         if h is None:
-            return out
+            problems.append(("header", ph.error))
+            return with_errors(out, problems, self.xattrs)
         out.append(CachedDir("header", cache, self._key("header/"), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
         out.append(PartlyListedDir("body", self._body_files, UNLISTED))
-        out += self._thumbnail_files(h)
+        out += self._thumbnail_files(h, problems)
         if h.class_id in (REPLAY, GHOST):
-            out.append(self._generated("ghost.csv", lambda: render_ghost_csv(self._first_ghost())))
-            out.append(self._generated("ghost.txt", lambda: render_ghost_txt(self._first_ghost())))
+            out.append(self._generated("ghost.csv", lambda: render_ghost_csv(self._first_ghost()), lazy=True))
+            out.append(self._generated("ghost.txt", lambda: render_ghost_txt(self._first_ghost()), lazy=True))
         if h.class_id == REPLAY:
             out.append(CachedDir("ghosts", cache, self._key("ghosts/"), self._ghost_files))
         if h.class_id in (REPLAY, MAP):
             out.append(Dir("embedded", load=self._embedded))
-        return out
+        return with_errors(out, problems, self.xattrs)
+
+    def _info(self) -> bytes:
+        """info.txt: the summary and the header's facts, then the body's (status,
+        counts, errors) and, for a replay or ghost, what the header lacks from the
+        first ghost's chunks (no sample decoded): made when read, its size given
+        by getattr (lazy_size), so listing the folder parses no body."""
+        p = self.p
+        ph = p.header()
+        h = ph.header
+        if h is not None:
+            _decode_header(h)      # the summary's fields (again, if the cache dropped the header)
+        folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)), ("ghosts", (REPLAY,)))
+                                             if h.class_id in classes)
+        return render_info(p.source.size, ph, self.files.digest().info, self._ghost_facts(h),
+                           getattr(p.source, "proof", None), folders)
+
+    def _ghost_facts(self, h) -> dict | None:
+        """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""
+        if h is None or h.class_id not in (REPLAY, GHOST):
+            return None
+        return self.p.ctx.cache.get_or_make(("gbx.ghostfacts", self.p.source),
+                                            lambda: (first_ghost_facts(self.p.body().nodes), 2048))
 
     # -- header/ and body/ -----------------------------------------------------------------
     def _header(self):
@@ -123,30 +140,47 @@ class GbxFolder(Dir):
         return h
 
     def _header_files(self) -> list[Entry]:
-        h = self._header()
+        h = self.p.header_once().header    # a walk of thousands of header/ folders keeps no header
+        if h is None:
+            raise OSError(errno.EIO, f"{self.name}: header no longer parses")
+        _decode_header(h)
         taken: set[str] = set()
         out: list[Entry] = []
         cache = self.p.ctx.cache
         for i, c in enumerate(h.chunks):
             out += chunk_files(c, taken, cache, self._key("header", i),
-                               lambda i=i: self._header().chunks[i])
-        return out
+                               lambda i=i: self._header().chunks[i], lazy=True)
+        return with_errors(out, [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
+                                 if c.error is not None])
 
     def _body_files(self) -> list[Entry]:
-        d = self.files.digest()
-        if d.body_size is None:
+        """body/: body.bin (of the size the file declares: nothing decompressed) and
+        nodes.txt (made when read); nodes/ is found by name (nodesindex.py). Declared
+        sizes that do not fit the file show error.txt instead."""
+        if self.p.source_error:
             return []
+        try:
+            size = self.p.body_size()
+        except GbxError as e:
+            return with_errors([], [("body", _bare(e.add_context(where="body")))])
         nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
-        return [ParsedBytesFile("body.bin", self.p.body_bytes, size=d.body_size),
+        return [ParsedBytesFile("body.bin", self._body_bytes, size=size),
                 CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
-                           lambda: render_nodes_index(self.files.digest().status, nodes.children())),
-                nodes]   # found by name, not listed: see nodesindex.py
+                           lambda: render_nodes_index(self.files.digest().status, nodes.children()), lazy=True),
+                nodes]      # found by name, not listed: see nodesindex.py
+
+    def _body_bytes(self) -> bytes:
+        try:
+            return self.p.body_bytes()
+        except GbxError as e:      # data that does not decompress to its declared size
+            raise OSError(errno.EIO, f"{self.name}: body cannot be read: {e}") from None
 
     def _node_dirs(self) -> list[Entry]:
         out: list[Entry] = []
         taken: set[str] = set()
         cache = self.p.ctx.cache
-        nodes = self.files.digest().nodes
+        d = self.files.digest()
+        nodes = d.nodes
         labels = node_labels([n.index for n in nodes])
         width = max(3, len(str(max(labels, default=0))))
         for i, n in enumerate(nodes):
@@ -156,7 +190,7 @@ class GbxFolder(Dir):
             if n.error is not None:
                 x["user.gbxfs.error"] = str(n.error).encode("utf-8", "replace")
             out.append(CachedDir(name, cache, self._key("node/", i), lambda i=i: self._node_files(i), xattrs=x))
-        return out
+        return with_errors(out, d.problems)
 
     def _node_files(self, i: int) -> list[Entry]:
         taken: set[str] = set()
@@ -172,20 +206,21 @@ class GbxFolder(Dir):
         return out
 
     # -- thumbnail and comments ------------------------------------------------------------
-    def _thumbnail_files(self, h) -> list[Entry]:
+    def _thumbnail_files(self, h, problems: list) -> list[Entry]:
         c = next((c for c in h.chunks if c.chunk_id == THUMBNAIL_CHUNK), None)
         if c is None:
             return []
         try:
             jpeg, comments = split_thumbnail_chunk(c.raw)
         except GbxError as e:
-            self.note_error("thumbnail", e.add_context(chunk_id=THUMBNAIL_CHUNK, offset=c.offset))
+            problems.append(("thumbnail", _bare(e.add_context(chunk_id=THUMBNAIL_CHUNK, offset=c.offset))))
             return []
         out: list[Entry] = []
         x = {"user.gbx.chunk_id": f"{THUMBNAIL_CHUNK:08X}".encode(), "user.gbx.offset": str(c.offset).encode()}
         # the files keep no image: they split the (cached) header chunk again when read
         if jpeg:
-            out.append(self._generated("thumbnail.jpg", lambda: self._flip(self._thumbnail()[0]), xattrs=x))
+            out.append(self._generated("thumbnail.jpg", lambda: self._flip(self._thumbnail()[0]), xattrs=x,
+                                       lazy=True))
         if comments:
             text = _comments_bytes(comments)
             out.append(self._generated("comments.txt", lambda: _comments_bytes(self._thumbnail()[1]),
@@ -200,8 +235,9 @@ class GbxFolder(Dir):
         try:
             return flip_jpeg(jpeg)
         except GbxError as e:
-            self.note_error("thumbnail", e.add_context(chunk_id=THUMBNAIL_CHUNK))
-            return jpeg   # never nothing: the stored (upside-down) image, and error.txt says why
+            # never the stored (upside-down) image as if it were the upright one; the
+            # stored bytes stay readable in header/03043007.*.bin
+            raise OSError(errno.EIO, f"{self.name}: thumbnail.jpg: {e.reason}") from None
 
     # -- ghosts ------------------------------------------------------------------------------
     def _ghosts(self) -> list[Ghost]:
@@ -212,19 +248,7 @@ class GbxFolder(Dir):
             ghosts = find_ghosts(pb.nodes)
             return ghosts, 1024 + sum(200 * len(g.track.samples) for g in ghosts if g.track)
 
-        ghosts = p.ctx.cache.get_or_make(("gbx.ghosts", p.source), make)
-        for i, g in enumerate(ghosts):
-            for e in g.errors:
-                self.note_error(f"ghost {i} samples", e)
-        return ghosts
-
-    def _ghost_facts(self) -> dict | None:
-        """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""
-        h = self.p.header().header
-        if h is None or h.class_id not in (REPLAY, GHOST):
-            return None
-        g = self._first_ghost()
-        return g.facts if g is not None else None
+        return p.ctx.cache.get_or_make(("gbx.ghosts", p.source), make)
 
     def _first_ghost(self) -> Ghost | None:
         ghosts = self._ghosts()
@@ -233,12 +257,13 @@ class GbxFolder(Dir):
     def _ghost_files(self) -> list[Entry]:
         out: list[Entry] = []
         cache = self.p.ctx.cache
-        for i in range(len(self._ghosts())):
+        ghosts = self._ghosts()
+        for i in range(len(ghosts)):
             out.append(CachedFile(f"{i}.csv", cache, self._key("ghosts", i, "csv"),
                                   lambda i=i: render_ghost_csv(self._ghosts()[i])))
             out.append(CachedFile(f"{i}.txt", cache, self._key("ghosts", i, "txt"),
                                   lambda i=i: render_ghost_txt(self._ghosts()[i])))
-        return out
+        return with_errors(out, [(f"ghost {i} samples", e) for i, g in enumerate(ghosts) for e in g.errors])
 
     # -- embedded ----------------------------------------------------------------------------
     def _embedded(self) -> list[Entry]:
@@ -246,8 +271,7 @@ class GbxFolder(Dir):
         if not d.nodes:
             return []
         if isinstance(d.items, GbxError):
-            self.note_error("embedded", d.items)
-            return []
+            return with_errors([], [("embedded", d.items)])
         ctx = self.p.ctx
 
         def open_nested(name: str, src: ByteSource) -> Entry:
@@ -261,8 +285,7 @@ class GbxFolder(Dir):
                                     self._key("embedded"), lambda: self.files.raw_node(0),
                                     lambda: self.files.digest().items, self.files.body_slice)
         except GbxError as e:
-            self.note_error("embedded", e)
-            return []
+            return with_errors([], [("embedded", _bare(e))])
 
 
 def _comments_bytes(comments: str) -> bytes:

@@ -78,6 +78,18 @@ class PakGbxDir(Dir):
             self.xattrs[PROOF_XATTR] = self._entry.proof.encode()
         return kids
 
+    def child(self, name: str) -> Entry | None:
+        """What the GBX folder finds by name, listed or not (embedded/, ghosts/)."""
+        kids = self.children()
+        inner = self._inner
+        return inner.child(name) if inner is not None and inner.is_dir else kids.get(name)
+
+    @property
+    def unlisted(self) -> frozenset[str]:
+        """The GBX folder's names found by name but never listed (model.PartlyListedDir)."""
+        inner = self._open()
+        return getattr(inner, "unlisted", frozenset()) if inner.is_dir else frozenset()
+
     def loaded(self) -> bool:
         return self._inner is not None and self._inner.is_dir and self._inner.loaded()
 

@@ -23,6 +23,7 @@ from .compile import Compiler
 from .frame import Frame
 from .link import Linker
 from .parser import parse_file
+from . import stored
 
 log = logging.getLogger(__name__)
 
@@ -111,47 +112,73 @@ class Registry:
     def from_texts(cls, texts: Iterable[tuple[str, str]]) -> "Registry":
         """Build from (file name, text) pairs. Bad declarations are collected in
         `errors` (and left out); everything else is usable."""
-        reg = cls()
-        defs: list[ChunkDef] = []
-        for name, text in texts:
-            try:
-                chunks, structs = parse_file(text, name)
-            except DeclarationError as e:
-                reg.errors.append(e)
-                continue
-            for s in structs:
-                if s.name in reg.structs:
-                    other = reg.structs[s.name]
-                    reg.errors.append(DeclarationError(s.file, s.line, f"struct {s.name} already defined at "
-                                                                      f"{other.file}:{other.line}"))
-                    continue
-                reg.structs[s.name] = s
-            defs += chunks
-        seen: dict[tuple[int, bool], ChunkDef] = {}
-        for d in defs:
-            key = (d.chunk_id, d.header)
-            if key in seen:
-                o = seen[key]
-                reg.errors.append(DeclarationError(d.file, d.line, f"chunk {d.chunk_id:08X} already declared at "
-                                                                  f"{o.file}:{o.line}"))
-                continue
-            seen[key] = d
-        linker = Linker(reg.structs, seen)
-        compiler = Compiler(linker, reg.chunks)
-        codegen = CodeGen(compiler)
-        for key, d in seen.items():
-            try:
-                decl = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d)
-                # the closures serve text files and pull sources; binary in-memory
-                # data runs a generated function; both are made on first use
-                decl.stmts = linker.chunk(d)
-                decl.codegen = codegen
-                reg.chunks[key] = decl
-            except DeclarationError as e:
-                reg.errors.append(e)
+        return cls.from_linked(linked(texts))
+
+    @classmethod
+    def from_linked(cls, parts: "Linked") -> "Registry":
+        """The registry of declarations parsed and linked by `linked` (possibly in
+        another process: see stored.py)."""
+        reg = cls(structs=parts.structs, errors=list(parts.errors))
+        linker = Linker(reg.structs, parts.defs)
+        linker._struct_bodies.update(parts.struct_bodies)
+        codegen = CodeGen(Compiler(linker, reg.chunks))
+        for key, (d, stmts) in parts.chunks.items():
+            # the closures serve text files and pull sources; binary in-memory
+            # data runs a generated function; both are made on first use
+            reg.chunks[key] = ChunkDecl(d.chunk_id, d.name, d.flags, d.xml, d.file, d.line, d,
+                                        stmts=stmts, codegen=codegen)
         for e in reg.errors:
             log.warning("chunk declaration skipped: %s", e)
         return reg
+
+
+@dataclass
+class Linked:
+    """Declarations parsed and linked, before anything is compiled: plain data,
+    kept between processes by stored.py."""
+    structs: dict[str, StructDef]
+    defs: dict[tuple[int, bool], ChunkDef]
+    chunks: dict[tuple[int, bool], tuple[ChunkDef, list]]     # definition, linked statements
+    struct_bodies: dict[str, list]
+    errors: list[DeclarationError]
+
+
+def linked(texts: Iterable[tuple[str, str]]) -> Linked:
+    """Parse and link (file name, text) pairs; bad declarations are collected."""
+    structs: dict[str, StructDef] = {}
+    errors: list[DeclarationError] = []
+    defs: list[ChunkDef] = []
+    for name, text in texts:
+        try:
+            chunks, found = parse_file(text, name)
+        except DeclarationError as e:
+            errors.append(e)
+            continue
+        for s in found:
+            if s.name in structs:
+                other = structs[s.name]
+                errors.append(DeclarationError(s.file, s.line, f"struct {s.name} already defined at "
+                                                              f"{other.file}:{other.line}"))
+                continue
+            structs[s.name] = s
+        defs += chunks
+    seen: dict[tuple[int, bool], ChunkDef] = {}
+    for d in defs:
+        key = (d.chunk_id, d.header)
+        if key in seen:
+            o = seen[key]
+            errors.append(DeclarationError(d.file, d.line, f"chunk {d.chunk_id:08X} already declared at "
+                                                          f"{o.file}:{o.line}"))
+            continue
+        seen[key] = d
+    linker = Linker(structs, seen)
+    out: dict[tuple[int, bool], tuple[ChunkDef, list]] = {}
+    for key, d in seen.items():
+        try:
+            out[key] = (d, linker.chunk(d))
+        except DeclarationError as e:
+            errors.append(e)
+    return Linked(structs, seen, out, dict(linker._struct_bodies), errors)
 
 
 def declaration_texts() -> list[tuple[str, str]]:
@@ -166,5 +193,7 @@ def declaration_texts() -> list[tuple[str, str]]:
 
 @functools.cache
 def registry() -> Registry:
-    """All declarations shipped in gbxfs/formats/gbx/chunks (loaded once)."""
-    return Registry.from_texts(declaration_texts())
+    """All declarations shipped in gbxfs/formats/gbx/chunks (loaded once per
+    process; parsed and linked once per version: stored.py)."""
+    texts = declaration_texts()
+    return Registry.from_linked(stored.load_or_make(texts, lambda: linked(texts)))
