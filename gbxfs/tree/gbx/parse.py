@@ -176,11 +176,13 @@ class GbxParse:
         # A body larger than half the cache is never decompressed: it could not be
         # kept (every read of body.bin would decompress it again) and, with the
         # decompression buffer, would take the daemon past its memory bound.
-        size, limit = declared_size(data, h.body_offset, h.body_compression), self.ctx.cache.max_bytes
+        limit = self.ctx.cache.max_bytes
+        head = bytes(data[h.body_offset:h.body_offset + 8])
+        size = declared_size(head, h.body_offset, h.body_compression, len(data))
         if size > limit // 2:
             raise BodyTooLarge(f"the body is {size} bytes decompressed, more than half the cache "
-                           f"({limit >> 20} MiB): not decompressed (mount option cache_mb raises the cache)",
-                           where="body")
+                               f"({limit >> 20} MiB): not decompressed (mount option cache_mb raises the cache)",
+                               where="body")
         return read_body(data, h.body_offset, h.body_compression)
 
     def body_bytes(self) -> bytes:
