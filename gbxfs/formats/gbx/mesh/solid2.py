@@ -51,7 +51,7 @@ def solid2_geoms(node: Node, lod_index: int, budget: Budget, place: Affine = IDE
     out = []
     for i, sg in enumerate(v.get("shadedGeoms") or ()):
         lod = sg.get("lod", -1)
-        if lod not in (-1, level) and not (lod_index == 0 and len(levels) == 1):
+        if lod not in (-1, level):
             continue
         ref = sg.get("visual")
         if ref is None:

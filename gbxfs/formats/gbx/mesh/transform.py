@@ -1,5 +1,8 @@
-"""Placements: the game's iso4 (three axis rows then a translation, 12 floats) and
-a prefab's rotation quaternion (x, y, z, w) plus position, as 3x4 matrices."""
+"""Placements: the game's iso4 (a 3x3 rotation row by row, then a translation: 12
+floats) and a prefab's rotation quaternion (x, y, z, w) plus position, as 3x4
+matrices. The row reading of iso4 is the one that puts the parts of the corpus
+solids inside their block (e.g. the TMF solid's lamp-post rail, stored along -x and
+turned a quarter about Y, lands along the road, not 40 m beside it)."""
 from __future__ import annotations
 
 from ..errors import GbxError
@@ -10,11 +13,11 @@ IDENTITY: Affine = ((1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 
 
 
 def from_iso4(m) -> Affine:
-    """p' = x*X + y*Y + z*Z + T, where X, Y, Z are the stored axis rows."""
+    """p'x = xx*x + xy*y + xz*z + tx, and so on for y and z."""
     if m is None or len(m) != 12:
         raise GbxError(f"location: expected 12 floats, got {None if m is None else len(m)}")
     xx, xy, xz, yx, yy, yz, zx, zy, zz, tx, ty, tz = (float(v) for v in m)
-    return ((xx, yx, zx, tx), (xy, yy, zy, ty), (xz, yz, zz, tz))
+    return ((xx, xy, xz, tx), (yx, yy, yz, ty), (zx, zy, zz, tz))
 
 
 def from_quat(q, p) -> Affine:
