@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from gbxfs.cli import browse, coverage, demo, extract, info, mount, umount
+from gbxfs.cli import browse, coverage, demo, extract, info, mount, thumbnail, umount
 from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 # command name -> function; each takes argv (list[str]), returns an exit code, and its
@@ -18,6 +18,7 @@ COMMANDS: dict[str, Callable[[list[str]], int]] = {
     "info": info.main,
     "coverage": coverage.main,
     "demo": demo.main,
+    "thumbnail": thumbnail.main,
 }
 
 
