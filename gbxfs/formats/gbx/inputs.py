@@ -18,9 +18,10 @@ The TMInterface script follows its published syntax: one timed command a line,
 `TIME press KEY`, `TIME rel KEY`, `TIME steer VALUE`, `TIME gas VALUE`, TIME in
 milliseconds ending in 0. Keys: up (Accelerate), down (Brake), left
 (SteerLeft), right (SteerRight), enter (Respawn). An input recorded at race
-time t acts from the game tick before it: a press or steer at t shows at
-floor(t/10)*10 - 10, a respawn at floor(t/10)*10 (one tick earlier when t is a
-multiple of 10). State reached before time 0 is written at time 0.
+time t acts from the game tick before it (TMInterface's documentation: a script's
+time 0 is applied at the game's first input tick, 10 ms, the time the replay
+stores): a press or steer at t shows at floor(t/10)*10 - 10, a respawn at
+floor(t/10)*10 (one tick earlier when t is a multiple of 10). State reached before time 0 is written at time 0.
 TMInterface drives TM United/Nations Forever only, so scripts are made for
 03092011/03092019 events; later generations give inputs.csv alone.
 """
