@@ -64,5 +64,8 @@ def gbx_png(data: bytes, *, size: int | None = None, depth: int = 0) -> bytes:
     if header.class_id == REPLAY and depth == 0:
         embedded = _replay_map(data)
         if embedded is not None:
-            return gbx_png(embedded, size=size, depth=1)
+            try:
+                return gbx_png(embedded, size=size, depth=1)
+            except GbxError as e:
+                raise GbxError(f"the map this replay embeds: {e}") from None
     raise GbxError(f"{header.class_name or f'{header.class_id:08X}'}: no thumbnail or icon in this file")
