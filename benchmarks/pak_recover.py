@@ -42,12 +42,17 @@ def main() -> None:
         if rec is None:
             by_parse += data is not None
             continue
-        searched.append((dt, len(case.data), rec.attempts, rec.data is not None))
+        searched.append((dt, len(case.data), rec.attempts, rec.data is not None, case.chunk_feed_after))
         if rec.data is None:
-            print(f"  EIO  {classdb.class_name(case.hidden)}  {case.path}: {rec.reason}")
-    ok = sum(1 for s in searched if s[3])
+            print(f"  EIO  {classdb.class_name(case.hidden)}  {case.path}: {rec.reason}"
+                  + ("  (a chunk feeds from its data past the stop)" if case.chunk_feed_after else ""))
+    node_only = [s for s in searched if not s[4]]
+    ok = sum(1 for s in node_only if s[3])
     print(f"entries {len(all_cases)} ({len({c.hidden for c in all_cases})} classes), verified by parse {by_parse}, "
-          f"searched {len(searched)}, recovered {ok} ({100 * ok / max(1, len(searched)):.1f}%), wrong bytes {wrong}")
+          f"searched {len(searched)}; missing feeds all node reads: {len(node_only)}, recovered {ok} "
+          f"({100 * ok / max(1, len(node_only)):.1f}%); with a chunk feeding from its data past the stop: "
+          f"{len(searched) - len(node_only)}, recovered {sum(1 for s in searched if s[3] and s[4])}; "
+          f"wrong bytes {wrong}")
     if searched:
         times = [s[0] for s in searched]
         print(f"time per searched entry: median {statistics.median(times) * 1000:.0f} ms, "

@@ -6,7 +6,8 @@ The shared tables are facts gathered from public sources; this script reduces th
 what gbxfs needs at run time, in small sorted TSV files that are easy to review and to
 correct by hand-editing the *source* tables and re-running this script:
 
-  classdb_classes.tsv  class_id  name
+  classdb_classes.tsv  class_id  name        (a class classes.tsv leaves unnamed takes the
+                       one name parents.tsv / feed_ids.tsv give its id, if any)
   classdb_wrap.tsv     old_id    new_id        (old class id -> current one)
   classdb_unwrap.tsv   new_id    oldest_id
   classdb_parents.tsv  class_id  parent_id
@@ -66,13 +67,36 @@ def _extensions(path: Path, classes: list[dict[str, str]]) -> list[tuple[str, ..
     return rows
 
 
+def _class_rows(source: Path) -> list[dict[str, str]]:
+    """classes.tsv with the names it leaves empty filled from the tables keyed by class id:
+    parents.tsv (class_name, parent_name) and feed_ids.tsv (class_name). chunk_names.tsv is
+    not used: its class_name is the class that reads a chunk, which may be another class than
+    the one the chunk id belongs to. A name classes.tsv gives always wins; two different names
+    for an unnamed id are an error (the tables must be corrected, not guessed between)."""
+    named: dict[str, set[str]] = {}
+    for r in _rows(source / "parents.tsv"):
+        named.setdefault(_hexid(r["class_id"]), set()).add(r["class_name"].strip())
+        if r["parent_id"].strip():
+            named.setdefault(_hexid(r["parent_id"]), set()).add(r["parent_name"].strip())
+    for r in _rows(source / "feed_ids.tsv"):
+        named.setdefault(_hexid(r["class_id"]), set()).add(r["class_name"].strip())
+    rows = []
+    for r in _rows(source / "classes.tsv"):
+        cid, name = _hexid(r["class_id"]), r["name"].strip()
+        if not name:
+            found = named.get(cid, set()) - {""}
+            if len(found) > 1:
+                raise ValueError(f"class {cid} has no name in classes.tsv and several elsewhere: {sorted(found)}")
+            name = found.pop() if found else ""
+        rows.append({"class_id": cid, "name": name})
+    return rows
+
+
 def generate(source: Path, extensions: Path = EXTENSIONS_SOURCE) -> dict[str, str]:
     """Return {file name: content} for every generated table."""
     out: dict[str, str] = {}
-    out["classdb_classes.tsv"] = _table(
-        ["class_id", "name"],
-        [(_hexid(r["class_id"]), r["name"].strip()) for r in _rows(source / "classes.tsv") if r["name"].strip()],
-    )
+    classes = _class_rows(source)
+    out["classdb_classes.tsv"] = _table(["class_id", "name"], [(r["class_id"], r["name"]) for r in classes if r["name"]])
     out["classdb_wrap.tsv"] = _table(
         ["old_id", "new_id"], [(_hexid(r["old_id"]), _hexid(r["new_id"])) for r in _rows(source / "wrap.tsv")]
     )
@@ -94,7 +118,7 @@ def generate(source: Path, extensions: Path = EXTENSIONS_SOURCE) -> dict[str, st
         ["class_id", "feed_id"], [(_hexid(r["class_id"]), _hexid(r["feed_id"])) for r in _rows(source / "feed_ids.tsv")]
     )
     out["classdb_extensions.tsv"] = _table(["class_id", "kind", "ext", "ext_new"],
-                                           _extensions(extensions, _rows(source / "classes.tsv")))
+                                           _extensions(extensions, classes))
     return out
 
 

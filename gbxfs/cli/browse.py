@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 import time
 
@@ -107,7 +108,10 @@ def cat_main(argv: list[str]) -> int:
     _common(p)
     args = p.parse_args(argv)
     try:
-        target = open_path(args.path, _context(args))[-1]
+        chain = open_path(args.path, _context(args))
+        target = chain[-1]
+        if len(chain) > 1:
+            _read_index_headers(chain[-2], target)
         if isinstance(target, Dir):
             print(f"gbxfs: {args.path}: is a directory", file=sys.stderr)
             return EXIT_USAGE
@@ -135,3 +139,31 @@ def cat_main(argv: list[str]) -> int:
         print(f"gbxfs: {args.path}: cannot be read: {type(e).__name__}: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_OK
+
+
+_INDEX_NAME = re.compile(r"(maps|replays)(~\d+)?\.csv")
+_FEW = 50      # an index of fewer files is made before a bar would show
+
+
+def _read_index_headers(folder: Entry, target: Entry) -> None:
+    """Before the first maps.csv / replays.csv of a big folder is made, read the
+    headers its rows come from, one by one, with a progress bar on a terminal
+    (they stay in the tree's cache, so the index is then made from them)."""
+    from gbxfs.cli.progress import bar
+    from gbxfs.tree.cached import CachedFile
+    from gbxfs.tree.gbx.index import MAPS, REPLAYS, indexed_names, summary_header_of
+
+    m = _INDEX_NAME.fullmatch(target.name)
+    if m is None or not isinstance(target, CachedFile) or not isinstance(folder, Dir):
+        return
+    kids = folder.children()
+    names = indexed_names(kids)[MAPS if m.group(1) == "maps" else REPLAYS]
+    if len(names) < _FEW:
+        return
+    with bar(f"{target.name}: reading headers", total=len(names)) as b:
+        for name in names:
+            try:
+                summary_header_of(kids[name])
+            except Exception:       # the index shows the file with empty cells: it says so itself
+                log.debug("header of %s", name, exc_info=True)
+            b.update()

@@ -1,25 +1,32 @@
 """Dispatching `gbxfs COMMAND ...` to the command's function."""
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Callable
 
-from gbxfs.cli import browse, coverage, demo, extract, info, mount, thumbnail, umount
 from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
-# command name -> function; each takes argv (list[str]), returns an exit code, and its
-# docstring's first line is what `gbxfs --help` says about the command.
-COMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "mount": mount.main,
-    "umount": umount.umount_main,
-    "ls": browse.ls_main,
-    "cat": browse.cat_main,
-    "extract": extract.main,
-    "info": info.main,
-    "coverage": coverage.main,
-    "demo": demo.main,
-    "thumbnail": thumbnail.main,
+# command name -> "module:function", imported when the command runs (so `gbxfs --version`
+# and a mistyped command load no parser); each function takes argv (list[str]), returns an
+# exit code, and its docstring's first line is what `gbxfs --help` says about the command.
+COMMANDS: dict[str, str] = {
+    "mount": "gbxfs.cli.mount:main",
+    "umount": "gbxfs.cli.umount:umount_main",
+    "ls": "gbxfs.cli.browse:ls_main",
+    "cat": "gbxfs.cli.browse:cat_main",
+    "extract": "gbxfs.cli.extract:main",
+    "info": "gbxfs.cli.info:main",
+    "coverage": "gbxfs.cli.coverage:main",
+    "demo": "gbxfs.cli.demo:main",
+    "thumbnail": "gbxfs.cli.thumbnail:main",
 }
+
+
+def command(name: str) -> Callable[[list[str]], int]:
+    """The function of command `name` (its module imported now)."""
+    module, func = COMMANDS[name].split(":")
+    return getattr(importlib.import_module(module), func)
 
 
 def overview() -> str:
@@ -30,11 +37,29 @@ def overview() -> str:
              "       gbxfs --version",
              "", "commands:"]
     for name in COMMANDS:
-        doc = COMMANDS[name].__doc__ or ""
+        doc = command(name).__doc__ or ""
         first_line = (doc.strip().splitlines() or [""])[0]
         lines.append(f"  {name:<{width}}  {first_line}")
     lines += ["", "gbxfs COMMAND --help describes a command's arguments and options."]
     return "\n".join(lines) + "\n"
+
+
+def _is_mount_source(word: str) -> bool:
+    """Whether `gbxfs WORD ...` means `gbxfs mount WORD ...`: WORD names an existing
+    file or folder, or is written as a path (a missing one is then mount's "no
+    such file"). A bare word that is neither is a mistyped command."""
+    import os
+    return os.path.lexists(word) or os.sep in word or word.startswith((".", "~")) or word.startswith("-")
+
+
+def unknown_command(word: str) -> str:
+    """The usage error for `gbxfs WORD` when WORD is no command and no path, with the
+    closest command names."""
+    import difflib
+    close = difflib.get_close_matches(word, COMMANDS, n=2, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return (f"gbxfs: unknown command '{word}'{hint}\n"
+            f"gbxfs: no file or folder '{word}' to mount either; gbxfs --help lists the commands\n")
 
 
 def version() -> str:
@@ -55,9 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gbxfs {version()}")
         return EXIT_OK
     if argv[0] not in COMMANDS:
+        if not _is_mount_source(argv[0]):
+            sys.stderr.write(unknown_command(argv[0]))
+            return EXIT_USAGE
         # `gbxfs SOURCE MOUNTPOINT` (also what mount -t fuse.gbxfs runs)
         argv = ["mount"] + argv
-    func = COMMANDS[argv[0]]
+    func = command(argv[0])
     try:
         return func(argv[1:])
     except KeyboardInterrupt:

@@ -26,10 +26,16 @@ from typing import Callable
 
 from gbxfs.cli import coverage_chunks
 from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
+from gbxfs.cli.progress import bar
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb, generation
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.proof import ChunkProofs
+
+# what `gbxfs coverage --help` says: for users, so no module or tool names
+USER_HELP = ("How many GBX files under DIR parse completely, per kind (map, replay, ghost, item, "
+             "other) and game generation; --failures also lists what stops each other file. "
+             "With --chunks: the chunk declarations per class, and how many of them the files prove.")
 
 KINDS = ("map", "replay", "ghost", "item", "other")
 KIND_BY_CLASS = {classdb.class_id(name): kind for name, kind in (
@@ -83,18 +89,21 @@ def scan(root: Path, proofs: ChunkProofs | None = None, parse: Parse | None = No
     corpus file this way."""
     manifest = _manifest(root)
     out = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
-        rel = path.relative_to(root).as_posix()
-        if rel == "MANIFEST.tsv":
-            continue
-        if path.stat().st_size > MAX_FILE:
-            continue
-        with path.open("rb") as f:
-            if f.read(3) != b"GBX":
+    paths = sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+    with bar("coverage", total=len(paths)) as progress:
+        for path in paths:
+            progress.update()
+            rel = path.relative_to(root).as_posix()
+            if rel == "MANIFEST.tsv":
                 continue
-        entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs, parse)
-        if entry is not None:
-            out.append(entry)
+            if path.stat().st_size > MAX_FILE:
+                continue
+            with path.open("rb") as f:
+                if f.read(3) != b"GBX":
+                    continue
+            entry = examine(path.read_bytes(), rel, manifest.get(rel), proofs, parse)
+            if entry is not None:
+                out.append(entry)
     return out
 
 
@@ -147,7 +156,7 @@ def format_failures(entries: list[Entry], markdown: bool = False) -> str:
 
 def main(argv: list[str]) -> int:
     """Count the GBX files under DIR that parse completely, per kind and game generation."""
-    ap = argparse.ArgumentParser(prog="gbxfs coverage", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="gbxfs coverage", description=USER_HELP)
     ap.add_argument("dir", help="folder to scan (recursively)")
     fmt = ap.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="print a Markdown table (README)")

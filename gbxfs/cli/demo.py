@@ -24,10 +24,10 @@ Try, in another terminal:
   ls -l {q(mp)}
   ls -lR {q(mp + '/Demo.pak')}
   cat {q(mp + '/' + MAP + '/header/03043002.TmDesc.txt')}
-  xdg-open {q(mp + '/' + MAP + '/thumbnail.jpg')}
+  file {q(mp + '/' + MAP + '/thumbnail.jpg')}
   ls {q(mp + '/' + CLIP + '/body/nodes')}
   grep -r authorTime {q(mp)}
-  cp -r {q(mp + '/Demo.pak')} /tmp/unpacked
+  cp -r {q(mp + '/Demo.pak')} ~/gbxfs-demo-copy
   getfattr -d {q(mp + '/' + MAP)}
   gbxfs ls {q(packs + '/' + CLIP)}
 Ctrl-C here unmounts.

@@ -1,16 +1,20 @@
 """gbxfs extract SOURCE DEST: unpack paks into real files.
 
-SOURCE is a .pak / .Pack.Gbx or a folder holding them (with packlist.dat
-beside them, or --packlist FILE: a packlist.dat or a key file). DEST receives
-<Pak>/<path inside the pak> with every file's original bytes (GBX files as
-plain files) under its stored name; --typed-names gives hashed names the
-extension their class implies, as the mount shows them. Entries are streamed
+SOURCE is a .pak / .Pack.Gbx or a folder holding them at any depth (a game
+folder with its Packs/; packlist.dat beside the paks, or --packlist FILE: a
+packlist.dat or a key file). DEST receives <folder under SOURCE>/<Pak>/<path
+inside the pak> with every file's original bytes (GBX files as plain files)
+under its stored name; --typed-names gives hashed names the extension their
+class implies, as the mount shows them. A file already in DEST is left alone
+when it holds the same bytes (counted as skipped) and is never overwritten
+without --force (reported, exit code 1). Entries are streamed
 in pieces into a temporary file that is renamed only once the entry is
 verified, so memory stays bounded and no unverified file is left behind.
 Nothing under DEST is followed: folders are opened relative to their parent
 with O_NOFOLLOW, temporary files are created with O_EXCL under unique names.
 Unverifiable entries (and paks that cannot be opened) are reported and
-skipped; the exit code is then 1.
+skipped; the exit code is then 1. The last line gives the totals: files and
+bytes written, files skipped as identical, not overwritten, failed.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import sys
 from typing import Iterator, Mapping
 
 from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+from gbxfs.cli.progress import bar, say
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
@@ -33,29 +38,62 @@ from gbxfs.tree.source import FileSource
 
 
 class Report:
-    def __init__(self, quiet: bool):
+    """What became of each entry, the progress bar, and the totals at the end."""
+
+    def __init__(self, quiet: bool, force: bool = False):
         self.quiet = quiet
+        self.force = force
         self.written = 0
+        self.bytes = 0
+        self.identical = 0
+        self.refused = 0
         self.failed = 0
+        self.bar = bar("extract")
 
     def fail(self, what: str, why: str) -> None:
         self.failed += 1
-        print(f"gbxfs extract: {what}: skipped: {why}", file=sys.stderr)
+        self.bar.update()
+        say(f"gbxfs extract: {what}: skipped: {why}", err=True)
 
-    def ok(self, what: str) -> None:
+    def ok(self, what: str, size: int) -> None:
         self.written += 1
+        self.bytes += size
+        self.bar.update()
         if not self.quiet:
-            print(what)
+            say(what)
+
+    def same(self, what: str) -> None:
+        self.identical += 1
+        self.bar.update()
+        if not self.quiet:
+            say(f"{what} (identical, kept)")
+
+    def refuse(self, what: str, why: str) -> None:
+        self.refused += 1
+        self.bar.update()
+        say(f"gbxfs extract: {what}: not overwritten: {why} (--force replaces it)", err=True)
+
+    def totals(self) -> str:
+        return (f"gbxfs extract: {self.written} files written ({self.bytes} bytes), "
+                f"{self.identical} skipped as identical, {self.refused} not overwritten, {self.failed} failed")
 
 
 PACK_SUFFIXES = (".pak", ".pack.gbx")
 
 
 def find_paks(source: str) -> list[str]:
-    if os.path.isdir(source):
-        names = sorted(n for n in os.listdir(source) if n.lower().endswith(PACK_SUFFIXES))
-        return [os.path.join(source, n) for n in names if os.path.isfile(os.path.join(source, n))]
-    return [source]
+    """The paks and packs of `source`: itself, or every one in the folder tree
+    under it (a game folder's Packs/, GameData/...), in a stable order."""
+    if not os.path.isdir(source):
+        return [source]
+    found = []
+    for folder, subdirs, names in os.walk(source):
+        subdirs.sort()
+        for n in sorted(names):
+            path = os.path.join(folder, n)
+            if n.lower().endswith(PACK_SUFFIXES) and os.path.isfile(path):
+                found.append(path)
+    return found
 
 
 class Skip(Exception):
@@ -90,9 +128,48 @@ def _open_dir_at(parent: int, name: str) -> int:
     raise Skip("a symlink keeps reappearing in the way")
 
 
+def _kept(f: PakEntryFile, parent: int, name: str, rep: Report, label: str) -> bool:
+    """Whether `name` is already there and stays (identical bytes, or no --force);
+    False: nothing is in the way, or --force lets it be replaced."""
+    try:
+        st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    if stat.S_ISDIR(st.st_mode):
+        rep.fail(label, "a folder is in the way")
+    elif rep.force or stat.S_ISLNK(st.st_mode):
+        return False      # replaced by the rename (a link itself, never what it points to)
+    elif not stat.S_ISREG(st.st_mode):
+        rep.refuse(label, "something else than a file is in the way")
+    elif st.st_size != f.size():
+        rep.refuse(label, "a different file is there")
+    elif _same_bytes(f, parent, name):
+        rep.same(label)
+    else:
+        rep.refuse(label, "a different file is there")
+    return True
+
+
+def _same_bytes(f: PakEntryFile, parent: int, name: str) -> bool:
+    """The entry's bytes against the file `name` (of the same size), piece by piece."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    with os.fdopen(fd, "rb") as have:
+        for piece in f.entry.pieces():
+            if have.read(len(piece)) != piece:
+                return False
+    return True
+
+
 def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: str) -> None:
     """Stream the entry into a new, uniquely named temporary file (O_EXCL: never an
-    existing file or link) and rename it over `name` once it is verified."""
+    existing file or link) and rename it over `name` once it is verified; a file
+    already there is compared first (_kept)."""
+    try:
+        if _kept(f, parent, name, rep, label):
+            return
+    except PakError as e:
+        rep.fail(label, e.reason)
+        return
     for _ in range(8):
         tmp = f".gbxfs-part.{secrets.token_hex(8)}"
         try:
@@ -102,10 +179,12 @@ def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: st
             continue
     else:
         raise Skip("no free temporary name")
+    size = 0
     try:
         with os.fdopen(fd, "wb") as out:
             for piece in f.entry.pieces():
                 out.write(piece)
+                size += len(piece)
         os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except PakError as e:
         _unlink_at(parent, tmp)
@@ -118,7 +197,7 @@ def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: st
     except BaseException:
         _unlink_at(parent, tmp)
         raise
-    rep.ok(label)
+    rep.ok(label, size)
 
 
 def _unlink_at(parent: int, name: str) -> None:
@@ -163,47 +242,61 @@ def _extract(kids: Mapping[str, Entry], dest_fd: int, rep: Report, label: str) -
             os.close(fd)
 
 
-def extract_pak(path: str, dest: str, ctx: TreeContext, rep: Report) -> None:
+def _open_dest(dest: str, parts: tuple[str, ...]) -> int:
+    """DEST itself (the user's choice, made if missing), then each of `parts` under
+    it, made if missing and never followed when a link (_open_dir_at)."""
+    os.makedirs(dest, exist_ok=True)
+    fd = os.open(dest, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    for part in parts:
+        try:
+            sub = _open_dir_at(fd, part)
+        finally:
+            os.close(fd)
+        fd = sub
+    return fd
+
+
+def extract_pak(path: str, dest: str, ctx: TreeContext, rep: Report, under: tuple[str, ...] = ()) -> None:
+    """Unpack one pak into DEST/<under...>/<its name>/ (`under`: the folders between
+    SOURCE and the pak, kept as they are)."""
     name = os.path.basename(path)
+    label = "/".join(under + (name,))
     try:
         src = FileSource(path)
     except OSError as e:
-        rep.fail(name, _why(e))
+        rep.fail(label, _why(e))
         return
     try:
         kids = open_pak(name, src, ctx).children()
         if ERROR_NAME in kids and not any(isinstance(e, (PakFolder, PakEntryFile)) for e in kids.values()):
             reason = kids[ERROR_NAME].read(0, 1 << 16).decode("utf-8", "replace").strip()
-            rep.fail(name, reason)
+            rep.fail(label, reason)
             return
-        os.makedirs(dest, exist_ok=True)
-        dest_fd = os.open(dest, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)   # DEST itself: the user's choice
+        pak_fd = _open_dest(dest, under + (name,))
         try:
-            pak_fd = _open_dir_at(dest_fd, name)
-        finally:
-            os.close(dest_fd)
-        try:
-            _extract(kids, pak_fd, rep, name)
+            _extract(kids, pak_fd, rep, label)
         finally:
             os.close(pak_fd)
     except Skip as s:
-        rep.fail(name, str(s))
+        rep.fail(label, str(s))
     except PakError as e:
-        rep.fail(name, e.reason)
+        rep.fail(label, e.reason)
     except OSError as e:
-        rep.fail(name, _why(e))
+        rep.fail(label, _why(e))
     finally:
         src.close()
 
 
 def main(argv: list[str]) -> int:
-    """Unpack paks: DEST/<Pak>.pak/<path inside> with the original bytes."""
+    """Unpack paks: DEST/<Pak>.pak/<path inside> with the original bytes, also from subfolders."""
     p = argparse.ArgumentParser(prog="gbxfs extract", description=main.__doc__)
-    p.add_argument("source", help="a .pak file or a folder of paks")
+    p.add_argument("source", help="a .pak file, or a folder with paks at any depth (a game folder)")
     p.add_argument("dest", help="destination folder")
     p.add_argument("--packlist", metavar="FILE", help="packlist.dat with the keys (default: next to the paks)")
     p.add_argument("--typed-names", action="store_true",
                    help="name hashed entries with the extension their class implies (as the mount does)")
+    p.add_argument("-f", "--force", action="store_true",
+                   help="replace files already in DEST that differ (default: keep them and say so)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not list the files written")
     try:
         args = p.parse_args(argv)
@@ -230,10 +323,12 @@ def main(argv: list[str]) -> int:
         return EXIT_NOT_FOUND
     ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names,
                       packlist_path=os.path.abspath(args.packlist) if args.packlist else None)
-    rep = Report(args.quiet)
-    for pak in paks:
-        extract_pak(pak, args.dest, ctx, rep)
-    if rep.failed:
-        print(f"gbxfs extract: {rep.written} files written, {rep.failed} skipped", file=sys.stderr)
-        return EXIT_PARTIAL
-    return EXIT_OK
+    rep = Report(args.quiet, force=args.force)
+    try:
+        for pak in paks:
+            under = os.path.relpath(os.path.dirname(pak), args.source) if pak != args.source else os.curdir
+            extract_pak(pak, args.dest, ctx, rep, () if under == os.curdir else tuple(under.split(os.sep)))
+    finally:
+        rep.bar.close()
+    print(rep.totals(), file=sys.stderr)
+    return EXIT_PARTIAL if rep.failed or rep.refused else EXIT_OK

@@ -71,14 +71,26 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
               on_ready=None) -> int:
     """Mount and serve (foreground) or mount and hand over to a server process.
     `on_ready()` runs (in the serving process) once the mount answers."""
+    if not _can_mount():
+        return EXIT_MOUNT_FAILED
     source = os.path.abspath(source_arg)
     mountpoint = os.path.abspath(mountpoint_arg)
     if not os.path.exists(source):
         print(f"gbxfs: {source_arg}: no such file or directory", file=sys.stderr)
         return EXIT_NOT_FOUND
-    if not os.path.lexists(mountpoint):
-        print(f"gbxfs: mount point {mountpoint_arg} does not exist (create it with mkdir)", file=sys.stderr)
+    created = _create_mountpoint(mountpoint, mountpoint_arg)
+    if created is None:
         return EXIT_NOT_FOUND
+    try:
+        return _mount_at(source_arg, source, mountpoint_arg, mountpoint, opts, foreground=foreground,
+                         debug=debug, on_ready=on_ready, created=created)
+    finally:
+        if created:
+            _remove_created(mountpoint)
+
+
+def _mount_at(source_arg: str, source: str, mountpoint_arg: str, mountpoint: str, opts, *, foreground: bool,
+              debug: bool, on_ready, created: bool) -> int:
     if not os.path.isdir(mountpoint):
         print(f"gbxfs: mount point {mountpoint_arg} is not a directory", file=sys.stderr)
         return EXIT_NOT_FOUND
@@ -120,9 +132,11 @@ def run_mount(source_arg: str, mountpoint_arg: str, opts, *, foreground: bool, d
             log.info("ready: %s on %s", source, mountpoint)
             if on_ready is not None:
                 on_ready()
+            else:
+                print(ready_line(source_arg, mountpoint_arg), flush=True)
         runner.serve(mountpoint, ready, **memory)
         return EXIT_OK
-    return _daemonize(mountpoint, runner, sd_notify, memory)
+    return _daemonize(mountpoint, runner, sd_notify, memory, created)
 
 
 def _operations(source: str, opts):
@@ -161,7 +175,7 @@ def _unusable(tree) -> str | None:
     return view.reason if isinstance(view, ErrorFolder) else None
 
 
-def _daemonize(mountpoint: str, runner, sd_notify, memory: dict) -> int:
+def _daemonize(mountpoint: str, runner, sd_notify, memory: dict, created: bool) -> int:
     r, w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -183,13 +197,16 @@ def _daemonize(mountpoint: str, runner, sd_notify, memory: dict) -> int:
         except BaseException:
             log.exception("server failed")
             code = EXIT_INTERNAL
+        if created:   # unmounted: the folder the command made for this mount goes too
+            _remove_created(mountpoint)
         os._exit(code)
 
     os.close(w)
     ok = _wait_ready(r, pid)
     os.close(r)
     if ok:
-        # the mount belongs to the server now: leave without any cleanup that could touch it
+        # the mount (and the mount point it may have made) belongs to the server now:
+        # leave without any cleanup that could touch them
         os._exit(EXIT_OK)
     print(f"gbxfs: the server for {mountpoint} did not become ready", file=sys.stderr)
     _cleanup_failed(mountpoint, pid)
@@ -239,3 +256,46 @@ def _setup_logging(debug: bool, to_syslog: bool) -> None:
     root.handlers[:] = [handler]
     if not debug:
         logging.getLogger("pyfuse3").setLevel(logging.WARNING)
+
+
+# A missing mount point is made for the mount (as ratarmount does) and removed
+# again once it is unmounted; a folder that was there before is never removed.
+
+def _create_mountpoint(mountpoint: str, shown: str) -> bool | None:
+    """True: made it now; False: it was there; None: it could not be made (said why)."""
+    if os.path.lexists(mountpoint):
+        return False
+    try:
+        os.mkdir(mountpoint, 0o755)
+    except OSError as e:
+        print(f"gbxfs: mount point {shown} does not exist and cannot be created: {e.strerror or e}",
+              file=sys.stderr)
+        return None
+    return True
+
+
+def _remove_created(mountpoint: str) -> None:
+    """Remove the mount point this command made, once nothing is mounted there
+    (rmdir: only while it is an empty folder)."""
+    if find_mount(mountpoint) is not None:
+        return
+    try:
+        os.rmdir(mountpoint)
+    except OSError:
+        pass
+
+
+def ready_line(source_arg: str, mountpoint_arg: str) -> str:
+    """What `gbxfs mount -f` prints once the mount answers."""
+    return (f"gbxfs: ready: {source_arg} is mounted on {mountpoint_arg} (read-only); "
+            f"Ctrl-C or `gbxfs umount {mountpoint_arg}` unmounts")
+
+
+def _can_mount() -> bool:
+    """Whether pyfuse3 is installed (it is only on Linux: pyproject.toml); says why not."""
+    import importlib.util
+    if importlib.util.find_spec("pyfuse3") is not None:
+        return True
+    print("gbxfs: mounting needs FUSE 3 and pyfuse3 (Linux); they are not installed here. "
+          "ls, cat, info, extract and coverage work without them.", file=sys.stderr)
+    return False

@@ -89,6 +89,8 @@ def test_a_fifo_source_is_not_mounted(tmp_path):
     assert res.returncode == 4 and "not a regular file" in res.stderr
 
 
-def test_a_missing_mount_point_does_not_exist(tmp_path):
-    res = run(str(tmp_path), str(tmp_path / "nope"))
-    assert res.returncode == 3 and "does not exist" in res.stderr
+def test_a_mount_point_that_cannot_be_made_is_not_found(tmp_path):
+    # a missing mount point is made (tests/cli/test_mountpoint.py), but not its missing parents
+    res = run(str(tmp_path), str(tmp_path / "nope" / "mp"))
+    assert res.returncode == 3 and "does not exist and cannot be created" in res.stderr
+    assert not (tmp_path / "nope").exists()

@@ -58,6 +58,9 @@ def source(corpus, tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("source")
     (src / "notes.txt").write_text("plain files pass through\n")
     shutil.copytree(corpus / "synthetic-pak" / "Packs", src / "Packs")
+    # modes follow the source, and a copy of the corpus may be writable: the pak whose
+    # modes test_stat_attributes_and_stable_inodes checks is made read-only here
+    os.chmod(src / "Packs" / "Sample.pak", 0o444)
     _broken_pak(src / "Corrupt")
     (src / "Maps").mkdir()
     for m in MAPS + [REPLAY]:

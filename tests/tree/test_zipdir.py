@@ -70,6 +70,18 @@ def test_huge_members_are_refused_and_said_so():
     assert b"bomb.bin" in read(kids["error.txt"]) and b"not shown" in read(kids["error.txt"])
 
 
+def test_a_member_past_half_the_cache_is_refused_and_said_so():
+    """It could not be kept: every read would decompress it whole again (a 64 MiB
+    member came at 105 kB/s with a 32 MiB cache), and four read at once took the
+    daemon to 189 MB."""
+    data = make_zip([("small.txt", b"ok"), ("big.bin", b"\0" * (9 << 20))])
+    kids = zip_folder("items", data, lambda: data, SourceFile, ByteLRU(16 << 20), "k").children()
+    assert set(kids) == {"small.txt", "error.txt"}
+    assert b"big.bin: 9437184 bytes, over the limit of 8388608 per member" in read(kids["error.txt"])
+    kids = zip_folder("items", data, lambda: data, SourceFile, ByteLRU(32 << 20), "k").children()
+    assert set(kids) == {"small.txt", "big.bin"} and kids["big.bin"].size() == 9 << 20
+
+
 def test_a_corrupt_member_answers_eio_not_wrong_bytes():
     data = bytearray(make_zip([("x.txt", b"A" * 1000)]))
     pos = data.index(b"x.txt") + len("x.txt")         # the first member's compressed data

@@ -45,6 +45,16 @@ class BodyData:
     trailing: int = 0             # bytes after the compressed data (not part of the body)
 
 
+def declared_size(data: bytes | bytearray | memoryview, body_offset: int, compression: str) -> int:
+    """The body's size once decompressed, as the file declares it (a stored body: the
+    bytes after `body_offset`), read without decompressing anything."""
+    if compression == "C":
+        if len(data) - body_offset < 4:
+            raise Truncated("compressed body sizes missing", offset=body_offset, where="body")
+        return int(struct.unpack_from("<I", data, body_offset)[0])
+    return max(0, len(data) - body_offset)
+
+
 def read_body(data: bytes | bytearray | memoryview, body_offset: int, compression: str) -> BodyData:
     """Body bytes of a file whose body starts at `body_offset`."""
     view = memoryview(data)

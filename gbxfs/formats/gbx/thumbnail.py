@@ -17,7 +17,11 @@ from .errors import GbxError
 
 JPEG_MAGIC = b"\xff\xd8"
 THUMBNAIL_CHUNK = classdb.class_id("CGameCtnChallenge") | 0x007   # 03043007
-MAX_PIXELS = 4096 * 4096   # thumbnails are 256x256 or 512x512; refuse decompression bombs
+# The largest thumbnail a game writes: 1024x1024 (TM2020 maps; TMF 256x256, ManiaPlanet
+# 512x512, all seen in the corpus). A flip holds the decoded image twice (about 6 MB at
+# this size); a larger one is refused before anything is decoded, so eight hostile
+# 4096x4096 thumbnails read at once cannot take 400 MB (README: memory).
+MAX_PIXELS = 1024 * 1024
 
 
 def is_jpeg(data: bytes) -> bool:
@@ -37,7 +41,8 @@ def flip_jpeg(data: bytes) -> bytes:
             if im.format != "JPEG":
                 raise GbxError(f"thumbnail is {im.format}, not JPEG")
             if im.width * im.height > MAX_PIXELS:
-                raise GbxError(f"thumbnail of {im.width}x{im.height} pixels is implausibly large")
+                raise GbxError(f"thumbnail of {im.width}x{im.height} pixels is larger than any game writes"
+                               f" ({MAX_PIXELS} pixels at most)")
             im.load()
             flipped = im.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
             out = io.BytesIO()

@@ -31,6 +31,7 @@ from typing import Any
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Chunk, Node
+from gbxfs.formats.gbx.nodes import node_label
 from gbxfs.tree.cache import DURABLE
 from gbxfs.tree.gbx.chunkfiles import render_chunk_txt, xml_bytes
 from gbxfs.tree.gbx.embedded import items_record
@@ -135,10 +136,10 @@ def body_problems(pb: ParsedBody) -> list[tuple[str, BaseException]]:
         found = [("body", e) for e in pb.errors]
         for n in pb.nodes:
             if n.error is not None:
-                found.append((f"node {n.index} ({n.class_name or f'{n.class_id:08X}'})", n.error))
+                found.append((f"node {node_label(n)}", n.error))
             for c in n.chunks:
                 if c.error is not None:
-                    found.append((f"chunk {c.chunk_id:08X} of node {n.index}", c.error))
+                    found.append((f"chunk {c.chunk_id:08X} of node {node_label(n)}", c.error))
         pb._problems = found
     return found
 

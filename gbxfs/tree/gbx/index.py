@@ -73,17 +73,11 @@ def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_
     replay). `key`: unique to this listing (a new listing, a new key).
     `header_of(entry)`: the entry's parsed header or None; by default the entry's
     own `summary_header()`."""
-    groups: dict[str, list[str]] = {MAPS: [], REPLAYS: []}
-    for name, e in kids.items():
-        if not e.is_dir:       # only folders are GBX files (class_id_of): every listing passes here
-            continue
-        k = kind(class_id_of(name, e))
-        if k is not None:
-            groups[MAPS if k == "map" else REPLAYS].append(name)
+    groups = indexed_names(kids)
     out: list[Entry] = []
     if not groups[MAPS] and not groups[REPLAYS]:
         return out
-    get = header_of or _summary_header
+    get = header_of or summary_header_of
     taken = dict(kids)
     for base, names in groups.items():
         if not names:
@@ -98,7 +92,20 @@ def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_
     return out
 
 
-def _summary_header(entry: Entry) -> Any:
+def indexed_names(kids: Mapping[str, Entry]) -> dict[str, list[str]]:
+    """MAPS / REPLAYS -> the names of the listing `kids` each index has a row for."""
+    groups: dict[str, list[str]] = {MAPS: [], REPLAYS: []}
+    for name, e in kids.items():
+        if not e.is_dir:       # only folders are GBX files (class_id_of): every listing passes here
+            continue
+        k = kind(class_id_of(name, e))
+        if k is not None:
+            groups[MAPS if k == "map" else REPLAYS].append(name)
+    return groups
+
+
+def summary_header_of(entry: Entry) -> Any:
+    """The parsed header an index row is made of (None: the entry has none)."""
     view = getattr(entry, "view", None)     # a file shown as a folder on first use (ViewDir)
     if view is not None:
         entry = view()

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gbxfs.formats.gbx.body import BodyData, read_body
+from gbxfs.formats.gbx.body import BodyData, declared_size, read_body
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.gbx.nodes import walk_body
@@ -35,6 +35,10 @@ from gbxfs.tree.source import ByteSource
 
 HEADER_PROBE = 64 * 1024      # most headers (thumbnail included) fit in the first 64 KiB
 MAX_GBX = 256 * 1024 * 1024   # a file larger than this is not parsed (shown raw only)
+
+
+class BodyTooLarge(GbxError):
+    """A body this mount's cache could not hold: not decompressed."""
 
 
 @dataclass(eq=False)
@@ -132,7 +136,7 @@ class GbxParse:
         try:
             b = self._read_body(h)
         except GbxError as e:
-            out.status = "failed"
+            out.status = "unavailable" if isinstance(e, BodyTooLarge) else "failed"
             out.errors.append(_bare(e.add_context(where="body")))
             return out, 1024
         if not b.data:
@@ -159,6 +163,14 @@ class GbxParse:
         data = self.data()
         if h.body_offset is None:      # header came from pak metadata: parse the real one
             h = parse_header(data)
+        # A body larger than half the cache is never decompressed: it could not be
+        # kept (every read of body.bin would decompress it again) and, with the
+        # decompression buffer, would take the daemon past its memory bound.
+        size, limit = declared_size(data, h.body_offset, h.body_compression), self.ctx.cache.max_bytes
+        if size > limit // 2:
+            raise BodyTooLarge(f"the body is {size} bytes decompressed, more than half the cache "
+                           f"({limit >> 20} MiB): not decompressed (mount option cache_mb raises the cache)",
+                           where="body")
         return read_body(data, h.body_offset, h.body_compression)
 
     def body_bytes(self) -> bytes:

@@ -6,7 +6,9 @@ The ZIP comes from a hostile file, so:
   (an absolute or climbing name stays inside the folder), names are unique
   (`~N`, a file and a folder of the same name included), at most MAX_DEPTH
   parts deep;
-- at most MAX_MEMBERS members; a member larger than MAX_MEMBER bytes, the
+- at most MAX_MEMBERS members; a member larger than MAX_MEMBER bytes or than
+  half the cache (it could not be kept, so every read would decompress it
+  again, and several at once would pass the daemon's memory bound), the
   members beyond MAX_TOTAL bytes in all, and encrypted ones are not shown;
   error.txt in items/ says which and why;
 - a member's size is the one its directory entry declares; reading it
@@ -81,6 +83,7 @@ def zip_folder(name: str, data: bytes, get_zip: Callable[[], bytes], open_member
     root: dict[str, object] = {ERROR_NAME: None}     # the name is kept for error.txt
     folders: dict[tuple[str, ...], dict[str, object]] = {(): root}
     total = 0
+    most = min(MAX_MEMBER, cache.max_bytes // 2)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             infos = z.infolist()
@@ -103,9 +106,9 @@ def zip_folder(name: str, data: bytes, get_zip: Callable[[], bytes], open_member
         if info.flag_bits & 0x1:
             problems.append(f"{shown}: encrypted, not shown")
             continue
-        if info.file_size > MAX_MEMBER or total + info.file_size > MAX_TOTAL:
-            problems.append(f"{shown}: {info.file_size} bytes, over the limit of {MAX_MEMBER} per member "
-                            f"and {MAX_TOTAL} in all; not shown")
+        if info.file_size > most or total + info.file_size > MAX_TOTAL:
+            problems.append(f"{shown}: {info.file_size} bytes, over the limit of {most} per member "
+                            f"(half the cache, {MAX_MEMBER} at most) and {MAX_TOTAL} in all; not shown")
             continue
         total += info.file_size
         d = _folder(folders, tuple(parts[:-1]))

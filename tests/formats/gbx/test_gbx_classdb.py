@@ -76,3 +76,38 @@ def test_class_id_refuses_unknown_and_ambiguous_names():
     ambiguous = next(n for n, ids in classdb._ids().items() if len(ids) > 1)
     with pytest.raises(KeyError, match="ambiguous"):
         classdb.class_id(ambiguous)
+
+
+def _tiny_source(tmp_path, feed_name):
+    tables = {
+        "classes.tsv": "class_id\tname\tengine_name\n01001000\tCMwNod\t\n090EC000\t\tPlug\n09999000\t\tPlug\n",
+        "wrap.tsv": "old_id\tnew_id\n", "unwrap.tsv": "new_id\toldest_id\n",
+        "parents.tsv": "class_id\tclass_name\tparent_id\tparent_name\n090EC000\tCPlugVehiclePhyTunings\t01001000\tCMwNod\n",
+        "chunk_names.tsv": "chunk_id\tclass_name\tchunk_name_or_empty\tskippable\theader\n",
+        "feed_ids.tsv": f"class_id\tclass_name\tparent_id\tfeed_id\trule\n090EC000\t{feed_name}\t01001000\t01001000\tparent\n",
+    }
+    for name, text in tables.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    ext = tmp_path / "ext.tsv"
+    ext.write_text("class_name\tkind\text\text_new\nCPlugVehiclePhyTunings\tgbx\tVehicleTunings.Gbx\t\n")
+    return tmp_path, ext
+
+
+def test_an_unnamed_class_takes_the_name_the_class_tables_give(tmp_path):
+    source, ext = _tiny_source(tmp_path, "CPlugVehiclePhyTunings")
+    files = _generator().generate(source, ext)
+    rows = [ln.split("\t") for ln in files["classdb_classes.tsv"].splitlines()[2:]]
+    # 09999000 is named by no table: it stays out, as before
+    assert rows == [["01001000", "CMwNod"], ["090EC000", "CPlugVehiclePhyTunings"]]
+    assert "090EC000\tgbx\tVehicleTunings.Gbx" in files["classdb_extensions.tsv"]
+
+
+def test_an_unnamed_class_named_two_ways_is_an_error(tmp_path):
+    source, ext = _tiny_source(tmp_path, "CPlugVehiclePhyTuningz")
+    with pytest.raises(ValueError, match="090EC000"):
+        _generator().generate(source, ext)
+
+
+def test_the_vehicle_tunings_class_is_named():
+    assert classdb.class_name(0x090EC000) == "CPlugVehiclePhyTunings"
+    assert classdb.class_name(0x0A030000) == "CPlugVehiclePhyTunings"   # its old id

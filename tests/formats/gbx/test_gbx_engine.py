@@ -339,6 +339,25 @@ def test_inflate_block_reads_the_inflated_bytes():
         decode(src, bad, chunk_id=0x0303F005)
 
 
+def test_sized_block_reads_exactly_its_bytes():
+    src = """
+01002000
+    uint32 size
+    sized size:
+        string s
+        byte rest[remaining]
+    uint32 after
+"""
+    data = W().u32(11).string("abc").raw(b"\x01\x02\x03\x04").u32(7).bytes()
+    v = decode(src, data)
+    assert v["s"] == "abc" and v["rest"] == b"\x01\x02\x03\x04" and v["after"] == 7
+    short = "01002000\n    uint32 size\n    sized size:\n        uint32 a\n    uint32 after\n"
+    with pytest.raises(GbxError, match="t.chunks:3: 4 bytes of the sized block left unread"):
+        decode(short, W().u32(8).u32(1).u32(2).u32(3).bytes())
+    with pytest.raises(GbxError, match="need 4 bytes, 2 left"):
+        decode(short, W().u32(2).u32(1).u32(3).bytes())
+
+
 def test_value_from_a_branch_that_did_not_run_is_a_decode_error():
     src = "01002000\n    uint32 v\n    if v == 1:\n        uint32 n\n    uint32 items[n]\n"
     with pytest.raises(GbxError, match="'n' was not read"):

@@ -92,7 +92,7 @@ def test_garbage_and_empty():
 DECL_WORDS = ["01002000", "uint32", "float", "if", "elif", "else:", "for each", "x", "n", "in", "as", "list",
               "[", "]", "(", ")", ":", "==", "&&", "!", "0x10", "read chunk 01002000", "encapsulated:",
               "struct S", "S", "continue", "let", "=", "assert", "feed", '"m"', "\n", "\n    ", "\n        ",
-              "byte", "meta", "noderef", "while", "inflate", "size", "#", "1", "-", "*"]
+              "byte", "meta", "noderef", "while", "inflate", "sized", "size", "#", "1", "-", "*"]
 
 
 @SETTINGS

@@ -137,7 +137,8 @@ def test_player_score_version_18_map_scores():
     w.id("MapUid").id("Stadium").id("Nadeo").i32(45678)             # map, personal best
     w.i32(10).i32(20).i32(30).raw(b"\x02\x00\x03\x00")              # play times, resets, finishes
     w.i32(999).i32(0).i32(0)                                        # v6-v8
-    w.raw(b"\x00" * 32)                                             # v9: two SYSTEMTIMEs
+    # v9: two packed dates, 2021-04-17 (a Saturday) 14:09:19.601 and none
+    w.u32(2021 | 4 << 16 | 6 << 20 | 17 << 23).u32(14 | 9 << 5 | 19 << 11 | 601 << 17).u32(0).u32(0)
     w.i32(0).i32(-1).i32(3)                                         # v10-v12
     w.u8(0).string("A01")                                           # v13
     w.i32(45000).i32(-1)                                            # v14, v15
@@ -148,3 +149,7 @@ def test_player_score_version_18_map_scores():
     assert res.status == "complete", res.error
     s = res.main.chunk(0x0308D004).values["scores"][0]
     assert (s["personalBest"], s["officialMedal"], s["mapName"], s["officialBestRecord"]) == (45678, 3, "A01", 45000)
+    t = s["officialRecordTime"]
+    assert [t[k] for k in ("year", "month", "dayOfWeek", "day", "hour", "minute", "second", "milliseconds")] \
+        == [2021, 4, 6, 17, 14, 9, 19, 601]
+    assert s["time2"]["year"] == 0

@@ -98,6 +98,12 @@ class Inflate(Stmt):
 
 
 @dataclass
+class Sized(Stmt):
+    size: str                       # expression giving the block's exact byte size
+    body: list[Stmt] = field(default_factory=list)
+
+
+@dataclass
 class ChunkDef:
     chunk_id: int
     name: str | None

@@ -215,8 +215,8 @@ class Compiler:
                         e.decl = where
                     raise
             return inline_node
-        if isinstance(s, dsl.Inflate):
-            return self.inflate(s, file)
+        if isinstance(s, (dsl.Inflate, dsl.Sized)):
+            return self.inflate(s, file) if isinstance(s, dsl.Inflate) else self.sized(s, file)
         if isinstance(s, dsl.While):
             return self.while_(s, file)
         raise AssertionError(f"unhandled statement {s!r}")
@@ -383,3 +383,16 @@ class Compiler:
             if not sub.at_end():
                 raise GbxError(f"{where}: {sub.remaining} inflated bytes left unread")
         return inflate
+
+    def sized(self, s: dsl.Sized, file: str) -> Run:
+        size_fn, body, where = self.expr(s.size, file, s.line), self.block(s.body, file), f"{file}:{s.line}"
+
+        def sized(r: GbxReader, f: Frame) -> None:
+            size = size_fn(r, f)
+            if not isinstance(size, int) or isinstance(size, bool):
+                raise r.error(f"{where}: sized needs an integer size")
+            with r.limit(size) as end:
+                body(r, f)
+                if r.tell() != end:
+                    raise r.error(f"{where}: {end - r.tell()} bytes of the sized block left unread")
+        return sized

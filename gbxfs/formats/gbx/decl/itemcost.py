@@ -66,7 +66,7 @@ def _continues(s: dsl.Stmt) -> bool:
         return True
     if isinstance(s, dsl.If):
         return any(_continues_any(body) for _, body, _ in s.branches) or _continues_any(s.orelse or [])
-    if isinstance(s, (dsl.Encapsulated, dsl.Inflate)):
+    if isinstance(s, (dsl.Encapsulated, dsl.Inflate, dsl.Sized)):
         return _continues_any(s.body)
     return False
 

@@ -55,7 +55,7 @@ class Linker:
                     out |= self.declared(b, visiting)
                 if s.orelse:
                     out |= self.declared(s.orelse, visiting)
-            elif isinstance(s, (dsl.Encapsulated, dsl.Inflate)):
+            elif isinstance(s, (dsl.Encapsulated, dsl.Inflate, dsl.Sized)):
                 out |= self.declared(s.body, visiting)
             elif isinstance(s, dsl.ReadChunk) and s.chunk_id not in visiting:
                 target = self.target(s)
@@ -123,6 +123,9 @@ class Linker:
                 known.add(s.name)
             elif isinstance(s, dsl.Inflate):
                 need(s.data, s.line)
+                need(s.size, s.line)
+                self.prepare(s.body, file, known, counter, visiting, check_names, in_loop)
+            elif isinstance(s, dsl.Sized):
                 need(s.size, s.line)
                 self.prepare(s.body, file, known, counter, visiting, check_names, in_loop)
             elif isinstance(s, dsl.ReadChunk):

@@ -12,7 +12,7 @@ import re
 
 from .. import expr as expr_mod
 from .ast import (Assert, ChunkDef, Continue, DeclarationError, Encapsulated, Feed, If, Inflate, InlineNode, Let,
-                  Loop, Marker, ReadChunk, Stmt, StructDef, While)
+                  Loop, Marker, ReadChunk, Sized, Stmt, StructDef, While)
 from .lines import Line, close_bracket, logical_lines, parse_fields
 from .types import TYPE_ALIASES
 
@@ -27,6 +27,7 @@ _FOR = re.compile(r"^for\s+each\s+([A-Za-z_]\w*)(?:\s+in\s+(.+?))?(?:\s+as\s+([A
 _LIST = re.compile(r"^list\s+([A-Za-z_]\w*)\s*\[(.+)\]\s*:?$")
 _READ = re.compile(r"^(?:read\s+chunk\s+(?:0x)?([0-9A-Fa-f]{7,8})|ReadChunk\(\s*(?:0x)?([0-9A-Fa-f]{7,8})\s*\))(.*)$")
 _INFLATE = re.compile(r"^inflate\s+(.+?)\s+size\s+(.+?)\s*:?$")
+_SIZED = re.compile(r"^sized\s+(.+?)\s*:?$")
 
 
 def _list_name(var: str) -> str:
@@ -66,7 +67,7 @@ class _Parser:
     def no_block(self, ln: Line, body_indent: int | None) -> None:
         if body_indent is not None:
             raise self.err(ln.no + 1, "unexpected indented block (only if/elif/else, for each, list, "
-                                      "encapsulated and inflate take one)")
+                                      "encapsulated, inflate and sized take one)")
 
     def statement(self, ln: Line, i: int, j: int, body_indent: int | None, prev: list[Stmt]):
         t = ln.text
@@ -122,6 +123,12 @@ class _Parser:
             self._check_expr(m.group(1), ln.no)
             self._check_expr(m.group(2), ln.no)
             return Inflate(ln.no, m.group(1), m.group(2), self.sub(ln, i, j, body_indent, "inflate"))
+        if head == "sized":
+            m = _SIZED.match(t)
+            if not m:
+                raise self.err(ln.no, f"expected 'sized <byte size>:', found {t!r}")
+            self._check_expr(m.group(1), ln.no)
+            return Sized(ln.no, m.group(1), self.sub(ln, i, j, body_indent, "sized"))
         self.no_block(ln, body_indent)
         if head in ("read", "ReadChunk"):
             m = _READ.match(t)

@@ -35,7 +35,7 @@ def _counts(stmts: list[dsl.Stmt]) -> dict[Any, int]:
                 for k, v in _counts(body).items():
                     merged[k] = max(merged.get(k, 0), v)
             _add(out, merged)
-        elif isinstance(s, (dsl.Encapsulated, dsl.Inflate)):
+        elif isinstance(s, (dsl.Encapsulated, dsl.Inflate, dsl.Sized)):
             _add(out, _counts(s.body))
         elif isinstance(s, dsl.ReadChunk):   # sets the target's names in this frame
             raise _Unknown
