@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "info": "gbxfs.cli.info:main",
     "coverage": "gbxfs.cli.coverage:main",
     "demo": "gbxfs.cli.demo:main",
+    "thumbnail": "gbxfs.cli.thumbnail:main",
 }
 
 
