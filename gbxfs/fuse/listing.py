@@ -22,7 +22,7 @@ from typing import Awaitable, Callable, Mapping
 import pyfuse3
 
 from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
-from gbxfs.fuse.idle import IDLE
+from gbxfs.fuse.idle import IdleListings
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.rows import Rows
@@ -143,10 +143,11 @@ def _folder_attributes(entry: Dir, mtime: int, access, policy: AttrPolicy) -> py
 
 
 async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy: AttrPolicy,
-                       work: Callable[..., Awaitable]) -> None:
+                       work: Callable[..., Awaitable], idle: IdleListings) -> None:
     """readdirplus replies for the handle's entries from position pos on (pos >= 2:
     "." and ".." are the caller's); entry i is followed by offset i + 1. `work(fn)`
-    runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time)."""
+    runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time);
+    the folders shown never listed go to `idle`."""
     rows, dirnode = h.rows, h.node
     names, row_sizes = rows.names, rows.sizes
     if h.hash is None:
@@ -213,4 +214,4 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     if leaves:
         inodes.add_leaves(dirnode, leaves)
     if fresh:
-        IDLE.add(fresh)
+        idle.add(fresh)
