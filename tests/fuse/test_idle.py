@@ -1,20 +1,20 @@
 """Listings made between requests (fuse/idle.py): the folders a readdirplus
-answer showed never listed wait, newest first, bounded; the wait for the next
-request (fuse/readable.py) lists them until a request is queued."""
+answer showed never listed wait, newest first, bounded, in the Operations'
+own IdleListings; its task lists them only while the loop has nothing else
+to run."""
 from __future__ import annotations
 
 import logging
-import socket
 
 import pyfuse3
 import pytest
 import trio
+import trio.testing
 
-from gbxfs.fuse import idle, listing, readable
+from gbxfs.fuse import idle
 from gbxfs.fuse.attrs import AttrPolicy
 from gbxfs.fuse.ops import Operations
 from gbxfs.tree.model import BytesFile, Dir
-from test_readable import _taken_without_checkpoint
 
 
 class Counted(Dir):
@@ -72,38 +72,66 @@ def test_a_failing_listing_is_logged_and_forgotten(caplog):
     assert "broken folder" in caplog.text
 
 
-class Sends:
-    """A folder whose listing queues a request on the device (socket `b`)."""
+async def _until_listed(todo: idle.IdleListings) -> int:
+    """Let the loop go idle until nothing waits; how many idle points it took."""
+    idles = 0
+    with trio.fail_after(10):          # a guard: the loop must reach idle
+        while todo:
+            await trio.testing.wait_all_tasks_blocked()
+            idles += 1
+    return idles
 
-    def __init__(self, b, log):
-        self.b, self.log, self.name = b, log, "sends"
 
-    def listing_nowait(self):
-        self.log.append(self.name)
-        self.b.send(b"request")
+def test_the_task_lists_one_folder_each_time_the_loop_is_idle():
+    log = []
 
-
-def test_the_wait_lists_until_a_request_is_queued():
-    a, b = socket.socketpair()
-    with a, b:
-        log = []
+    async def main():
         todo = idle.IdleListings()
-        todo.add([Counted("first", log), Sends(b, log), Counted("left", log)])
-        r = readable.ReadableFirst(idle=todo, linger_ns=0)
-        assert _taken_without_checkpoint(r.wait_readable, a.fileno())      # the request, taken without trio
-        assert log == ["first", "sends"] and len(todo) == 1
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(todo.run)
+            todo.add([Counted("a", log), Counted("b", log), Counted("c", log)])
+            assert await _until_listed(todo) == 3
+            assert log == ["a", "b", "c"]
+            todo.add([Counted("later", log)])       # the task parked meanwhile: woken by add
+            await _until_listed(todo)
+            assert log[-1] == "later"
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
 
 
-def test_nothing_is_listed_while_a_worker_thread_is_out(monkeypatch):
-    a, b = socket.socketpair()
-    with a, b:
-        log = []
+def test_nothing_is_listed_while_another_task_can_run():
+    """A request being answered (here: a task that keeps being runnable) goes
+    before every listing."""
+    log = []
+
+    async def main():
         todo = idle.IdleListings()
-        todo.add([Counted("waits", log)])
-        r = readable.ReadableFirst(idle=todo, linger_ns=0)
-        monkeypatch.setattr(readable.Threads, "out", 1)
-        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())
-        assert log == [] and len(todo) == 1
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(todo.run)
+            todo.add([Counted("waits", log)])
+            for _ in range(100):
+                await trio.sleep(0)         # runnable at every scheduling pass
+            assert log == [] and len(todo) == 1
+            await _until_listed(todo)
+            assert log == ["waits"]
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+
+
+def test_with_nothing_waiting_the_task_does_not_keep_the_loop_busy():
+    """Parked, not polling: the loop goes idle (and a MockClock can jump), so an
+    empty IdleListings costs the mount nothing."""
+    async def main():
+        todo = idle.IdleListings()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(todo.run)
+            await trio.sleep(3600)          # jumps at once when all tasks are blocked
+            assert trio.current_time() >= 3600
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
 def test_a_readdirplus_answer_queues_the_folders_it_showed_never_listed(monkeypatch):
@@ -112,8 +140,7 @@ def test_a_readdirplus_answer_queues_the_folders_it_showed_never_listed(monkeypa
     listed.children()
     tree = Dir("root", children=[Counted("one", log), BytesFile("file", b"x"), listed, Counted("two", log)])
     ops = Operations(tree, policy=AttrPolicy(uid=1, gid=1))
-    todo = idle.IdleListings()
-    monkeypatch.setattr(listing, "IDLE", todo)
+    todo = ops.idle
     monkeypatch.setattr(pyfuse3, "readdir_reply", lambda *a: True)
 
     async def main():
@@ -133,8 +160,7 @@ def test_a_folder_the_kernel_refused_is_queued_by_the_answer_that_shows_it(monke
     log = []
     tree = Dir("root", children=[Counted("one", log), Counted("two", log)])
     ops = Operations(tree, policy=AttrPolicy(uid=1, gid=1))
-    todo = idle.IdleListings()
-    monkeypatch.setattr(listing, "IDLE", todo)
+    todo = ops.idle
     full = [True]
 
     def reply(token, name, attrs, nxt):
@@ -154,19 +180,3 @@ def test_a_folder_the_kernel_refused_is_queued_by_the_answer_that_shows_it(monke
     while todo:
         todo.run_one()
     assert sorted(log) == ["one", "two"]
-
-
-def test_the_wait_goes_through_trio_once_its_idle_time_is_spent(monkeypatch):
-    """Listings nobody asks for (an `ls -l` of many folders) do not keep trio's
-    other tasks waiting: after IDLE_NS the wait goes through trio, the rest wait."""
-    a, b = socket.socketpair()
-    with a, b:
-        log = []
-        todo = idle.IdleListings()
-        todo.add([Counted(str(n), log) for n in range(5)])
-        clock = iter(range(0, 10**12, 10**6))       # each listing takes 1 ms
-        monkeypatch.setattr(readable.time, "perf_counter_ns", lambda: next(clock))
-        monkeypatch.setattr(readable, "IDLE_NS", 2_500_000)
-        r = readable.ReadableFirst(idle=todo, linger_ns=0)
-        assert not _taken_without_checkpoint(r.wait_readable, a.fileno())      # through trio
-        assert log == ["0", "1", "2"] and len(todo) == 2
