@@ -114,8 +114,8 @@ def _mount_at(source_arg: str, source: str, mountpoint_arg: str, mountpoint: str
         print(f"gbxfs: {source_arg} {ops}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ops, cache = ops
-    # what the memory governor steers, and the listings made at idle (fuse/runner.py serve)
-    serving = {"cache": cache, "outside": ops.inodes.nbytes, "workers": ops.limiter, "tasks": [ops.idle.run]}
+    # what the memory governor steers (fuse/runner.py)
+    serving = {"cache": cache, "outside": ops.inodes.nbytes, "workers": ops.limiter}
 
     from gbxfs.fuse import runner
     from gbxfs.fuse.notify import sd_notify

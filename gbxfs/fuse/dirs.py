@@ -20,7 +20,7 @@ DEBUG = logging.DEBUG
 
 class DirectoryOps:
     """Mixed into fuse/ops.py's Operations (its _node, _entry, _work, inodes,
-    policy, idle, _dirs and _fh)."""
+    policy, _dirs and _fh)."""
 
     async def opendir(self, inode, ctx=None):
         if log.isEnabledFor(DEBUG):   # -d: every request, as it arrives
@@ -57,7 +57,7 @@ class DirectoryOps:
                     return
                 pos += 1
             if pos < len(h.rows.names) + 2:
-                await reply_listed(h, pos, token, self.inodes, self.policy, self._work, self.idle)
+                await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
         except Exception as e:
             raise failure("readdir", (fh, start_id), e) from None
 

@@ -22,7 +22,6 @@ from typing import Awaitable, Callable, Mapping
 import pyfuse3
 
 from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
-from gbxfs.fuse.idle import IdleListings
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.rows import Rows
@@ -143,11 +142,10 @@ def _folder_attributes(entry: Dir, mtime: int, access, policy: AttrPolicy) -> py
 
 
 async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy: AttrPolicy,
-                       work: Callable[..., Awaitable], idle: IdleListings) -> None:
+                       work: Callable[..., Awaitable]) -> None:
     """readdirplus replies for the handle's entries from position pos on (pos >= 2:
     "." and ".." are the caller's); entry i is followed by offset i + 1. `work(fn)`
-    runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time);
-    the folders shown never listed go to `idle`."""
+    runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time)."""
     rows, dirnode = h.rows, h.node
     names, row_sizes = rows.names, rows.sizes
     if h.hash is None:
@@ -161,7 +159,6 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     # a row's size given (>= 0): a file with the rows' mtime and the folder's access
     short = leaves is not None and rows.mtime_ns == mtime
     sizes = h.sizes or {}       # sizes computed in a worker thread, by position
-    fresh: list[Dir] = []       # folders shown never listed: listed between requests (fuse/idle.py)
     for k in range(pos - 2, len(names)):
         name = names[k]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
@@ -206,12 +203,8 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         else:
             attrs = make_attributes(ino, entry, emtime, size, policy, access, kids)
         if not reply(token, bname, attrs, pos + 1):
-            break       # refused (buffer full): shown, and queued, by the next call
-        if is_dir and kids is None:
-            fresh.append(entry)
+            break       # refused (buffer full): shown by the next call
         # the kernel now holds a reference (readdirplus)
         inodes.remember_listed(dirnode, path, entry, emtime, ino, access)
     if leaves:
         inodes.add_leaves(dirnode, leaves)
-    if fresh:
-        idle.add(fresh)

@@ -20,7 +20,6 @@ import trio
 
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
-from gbxfs.fuse.idle import IdleListings
 from gbxfs.fuse.inodes import InodeTable, Inode
 from gbxfs.fuse.dirs import DirectoryOps
 from gbxfs.fuse.listing import DirHandle, inherit
@@ -47,9 +46,6 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         self.policy = policy or AttrPolicy()
         self.inodes = InodeTable(tree, tree.mtime_ns or 0)
         self.limiter = trio.CapacityLimiter(threads)
-        # folders shown never listed, listed while the loop is idle (its run() is
-        # one of the tasks fuse/runner.py's serve starts)
-        self.idle = IdleListings()
         self._statfs_path = statfs_path
         self._fh = itertools.count(1)
         self._files: dict[int, File] = {}

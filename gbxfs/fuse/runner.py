@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 import time
-from typing import Awaitable, Callable, Sequence
+from typing import Callable
 
 import pyfuse3
 import trio
@@ -168,30 +168,24 @@ def _rare_young_collections() -> None:
 
 def serve(mountpoint: str, on_ready: Callable[[], None] | None = None, *,
           cache: ByteLRU | None = None, outside: Callable[[], int] | None = None,
-          workers: trio.CapacityLimiter | None = None,
-          tasks: Sequence[Callable[[], Awaitable[None]]] = ()) -> None:
+          workers: trio.CapacityLimiter | None = None) -> None:
     """Answer requests until unmounted or signalled, then make sure the mount is gone.
     With `cache`, its bound and the `workers` limiter's tokens follow the
     process's memory (_Memory), and `outside()` bytes kept outside the cache
-    (the kernel's inodes) are charged to it. `tasks` run beside pyfuse3's own
-    on the same loop (the listings made between requests, fuse/idle.py) and are
-    cancelled when the session ends."""
+    (the kernel's inodes) are charged to it."""
     _tune_malloc()
     _rare_young_collections()
     try:
-        trio.run(_serve, mountpoint, on_ready, _Memory(cache, outside, workers), tasks)
+        trio.run(_serve, mountpoint, on_ready, _Memory(cache, outside, workers))
     finally:
         pyfuse3.close(unmount=True)
 
 
-async def _serve(mountpoint: str, on_ready: Callable[[], None] | None, memory: _Memory,
-                 tasks: Sequence[Callable[[], Awaitable[None]]]) -> None:
+async def _serve(mountpoint: str, on_ready: Callable[[], None] | None, memory: _Memory) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal)
         nursery.start_soon(memory.run)
         nursery.start_soon(_announce_when_usable, mountpoint, on_ready)
-        for task in tasks:
-            nursery.start_soon(task)
         await pyfuse3.main()
         nursery.cancel_scope.cancel()
 
