@@ -115,7 +115,7 @@ def _mount_at(source_arg: str, source: str, mountpoint_arg: str, mountpoint: str
         return EXIT_BAD_INPUT
     ops, cache = ops
     # what the memory governor steers (fuse/runner.py)
-    serving = {"cache": cache, "outside": ops.inodes.nbytes, "workers": ops.limiter}
+    memory = {"cache": cache, "outside": ops.inodes.nbytes, "workers": ops.limiter}
 
     from gbxfs.fuse import runner
     from gbxfs.fuse.notify import sd_notify
@@ -134,9 +134,9 @@ def _mount_at(source_arg: str, source: str, mountpoint_arg: str, mountpoint: str
                 on_ready()
             else:
                 print(ready_line(source_arg, mountpoint_arg), flush=True)
-        runner.serve(mountpoint, ready, **serving)
+        runner.serve(mountpoint, ready, **memory)
         return EXIT_OK
-    return _daemonize(mountpoint, runner, sd_notify, serving, created)
+    return _daemonize(mountpoint, runner, sd_notify, memory, created)
 
 
 def _operations(source: str, opts):
@@ -175,7 +175,7 @@ def _unusable(tree) -> str | None:
     return view.reason if isinstance(view, ErrorFolder) else None
 
 
-def _daemonize(mountpoint: str, runner, sd_notify, serving: dict, created: bool) -> int:
+def _daemonize(mountpoint: str, runner, sd_notify, memory: dict, created: bool) -> int:
     r, w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -193,7 +193,7 @@ def _daemonize(mountpoint: str, runner, sd_notify, serving: dict, created: bool)
 
         code = EXIT_OK
         try:
-            runner.serve(mountpoint, ready, **serving)
+            runner.serve(mountpoint, ready, **memory)
         except BaseException:
             log.exception("server failed")
             code = EXIT_INTERNAL
