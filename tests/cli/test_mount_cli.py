@@ -49,6 +49,7 @@ def test_libfuse_refusal_is_mount_failed(tmp_path):
 def test_a_pyfuse3_other_than_the_tested_one_is_mount_failed(tmp_path):
     """Refused at start-up, before the source is even read, and saying which
     release is installed and which one is wanted (fuse/runner.py)."""
+    pytest.importorskip("pyfuse3")
     from gbxfs.fuse.runner import PYFUSE3_VERSION
 
     (tmp_path / "mp").mkdir()
