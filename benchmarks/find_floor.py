@@ -10,12 +10,11 @@ Mounts, in turn and for several rounds (so all see the same load): gbxfs
 or an exported commit), ratarmount on the same files as a zip (peers.py), and
 "floor": a pyfuse3 + trio file system in this script that holds the same tree
 (every name and size, read from the zip's directory) with its attributes made up front,
-so it answers each request with no work at all: once as pyfuse3 comes, once
-with the lock gbxfs has pyfuse3 wait for requests under (fuse/runner.py).
+so it answers each request with no work at all.
 Prints the median and best `find . | wc -l` wall time and the daemon's CPU
 seconds (utime + stime) for each; `--count` runs one more round of the pyfuse3
 mounts and prints the requests each answered, by type (fuse_counts.py: the
-mount's own first listing included). The second floor's figures are what the
+mount's own first listing included). The floor's figures are what the
 kernel round trips, pyfuse3 and trio cost by themselves for this listing:
 gbxfs cannot go below them.
 Not a test: run by hand.
@@ -38,19 +37,12 @@ from pathlib import Path
 import peers
 
 
-def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
-    """The floor file system (run in a child process: `find_floor.py --serve MP ZIP`);
-    `quick`: pyfuse3 waits for requests under gbxfs's lock (fuse/runner.py)."""
+def serve_floor(mountpoint: str, zpath: str) -> None:
+    """The floor file system (run in a child process: `find_floor.py --serve MP ZIP`)."""
     import zipfile
 
     import pyfuse3
     import trio
-
-    instruments = []
-    if quick:       # as gbxfs's daemon runs (fuse/runner.py serve)
-        from gbxfs.fuse.runner import ReaderExit, quick_request_wait
-        quick_request_wait()
-        instruments.append(ReaderExit())
 
     dirs: dict[int, list[tuple[bytes, object]]] = {pyfuse3.ROOT_INODE: []}
     index: dict[tuple[int, str], int] = {}
@@ -120,16 +112,16 @@ def serve_floor(mountpoint: str, zpath: str, quick: bool = False) -> None:
 
     pyfuse3.init(Floor(), mountpoint, {"ro", "fsname=floor"})
     try:
-        trio.run(pyfuse3.main, instruments=instruments)
+        trio.run(pyfuse3.main)
     finally:
         pyfuse3.close()
 
 
-def floor_argv(zpath: Path, extra: str = "") -> list[str]:
+def floor_argv(zpath: Path) -> list[str]:
     """The command serving the floor for `zpath` (this file with --serve; the mount point
-    goes last). `extra`: more of its arguments, as Python source (", '--quick'")."""
+    goes last)."""
     return [sys.executable, "-c", "import runpy, sys; sys.argv = [sys.argv[0], '--serve', sys.argv[1], "
-            f"{str(zpath)!r}{extra}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
+            f"{str(zpath)!r}]; runpy.run_path({str(Path(__file__).resolve())!r}, run_name='__main__')"]
 
 
 @contextlib.contextmanager
@@ -165,8 +157,7 @@ def mounts(packs: Path, zpath: Path, checkouts: list[str], ratarmount: bool = Tr
     runs = [(f"gbxfs {root}", gbx, str(root)) for root in [peers.ROOT] + [Path(c).resolve() for c in checkouts]]
     if ratarmount and peers._tool("ratarmount"):
         runs.append(("ratarmount", [peers._tool("ratarmount"), "-f", str(zpath)], None))
-    for name, extra in (("floor (pyfuse3, no work)", ""), ("floor, gbxfs's request lock", ", '--quick'")):
-        runs.append((name, floor_argv(zpath, extra), str(Path(__file__).resolve().parent)))
+    runs.append(("floor (pyfuse3, no work)", floor_argv(zpath), str(Path(__file__).resolve().parent)))
     return runs
 
 
@@ -206,10 +197,9 @@ def main() -> None:
     ap.add_argument("--checkout", action="append", default=[], help="another gbxfs tree to compare")
     ap.add_argument("--count", action="store_true", help="also count each pyfuse3 mount's requests")
     ap.add_argument("--serve", nargs=2, metavar=("MOUNTPOINT", "ZIP"), help=argparse.SUPPRESS)
-    ap.add_argument("--quick", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
-        serve_floor(a.serve[0], a.serve[1], a.quick)
+        serve_floor(a.serve[0], a.serve[1])
         return
     folder = Path(a.keep or tempfile.mkdtemp(prefix="gbxfs-peers-"))
     packs, zpath, _, _ = peers.build(folder, a.scale)

@@ -9,8 +9,8 @@ process forks, the child mounts (the mount's name, "gbxfs[PID]:SOURCE", names
 it: gbxfs umount checks that) and reports over a pipe after a stat through the
 mount succeeded. Exit codes (gbxfs.cli):
 0 mounted, 2 bad arguments or options, 3 source or mount point missing,
-4 source cannot be shown as a folder, 5 mount failed or the server died
-before it was ready.
+4 source cannot be shown as a folder, 5 mount failed (pyfuse3 missing or
+not the tested release included) or the server died before it was ready.
 """
 from __future__ import annotations
 
@@ -315,10 +315,17 @@ def ready_line(source_arg: str, mountpoint_arg: str) -> str:
 
 
 def _can_mount() -> bool:
-    """Whether pyfuse3 is installed (it is only on Linux: pyproject.toml); says why not."""
+    """Whether pyfuse3 is installed (it is only on Linux: pyproject.toml), and the
+    release gbxfs is tested with (fuse/runner.py); says why not."""
     import importlib.util
-    if importlib.util.find_spec("pyfuse3") is not None:
-        return True
-    print("gbxfs: mounting needs FUSE 3 and pyfuse3 (Linux); they are not installed here. "
-          "ls, cat, info, extract and coverage work without them.", file=sys.stderr)
-    return False
+    if importlib.util.find_spec("pyfuse3") is None:
+        print("gbxfs: mounting needs FUSE 3 and pyfuse3 (Linux); they are not installed here. "
+              "ls, cat, info, extract and coverage work without them.", file=sys.stderr)
+        return False
+    from gbxfs.fuse import runner
+    try:
+        runner.require_tested_pyfuse3()
+    except RuntimeError as e:
+        print(f"gbxfs: cannot mount: {e}", file=sys.stderr)
+        return False
+    return True

@@ -22,7 +22,6 @@ from typing import Awaitable, Callable, Mapping
 import pyfuse3
 
 from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
-from gbxfs.fuse.idle import IDLE
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
 from gbxfs.tree.longnames import too_long
 from gbxfs.tree.model import Dir, Entry
@@ -161,7 +160,6 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     # a row's size given (>= 0): a file with the rows' mtime and the folder's access
     short = leaves is not None and rows.mtime_ns == mtime
     sizes = h.sizes or {}       # sizes computed in a worker thread, by position
-    fresh: list[Dir] = []       # folders shown never listed: listed between requests (fuse/idle.py)
     for k in range(pos - 2, len(names)):
         name = names[k]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
@@ -211,12 +209,8 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         else:
             attrs = make_attributes(ino, entry, emtime, size, policy, access, kids)
         if not reply(token, bname, attrs, pos + 1):
-            break       # refused (buffer full): shown, and queued, by the next call
-        if is_dir and kids is None:
-            fresh.append(entry)
+            break       # refused (buffer full): shown by the next call
         # the kernel now holds a reference (readdirplus)
         inodes.remember_listed(dirnode, path, entry, emtime, ino, access)
     if leaves:
         inodes.add_leaves(dirnode, leaves)
-    if fresh:
-        IDLE.add(fresh)

@@ -18,13 +18,11 @@ from typing import Callable, Mapping
 import pyfuse3
 import trio
 
-from gbxfs.fuse import readable
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
 from gbxfs.fuse.dirs import DirectoryOps
 from gbxfs.fuse.listing import DirHandle, inherit
-from gbxfs.fuse.runner import hand_over
 from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -62,14 +60,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
     # -- helpers ---------------------------------------------------------
 
     async def _work(self, fn: Callable, *args):
-        # every wait of a request handler passes here: another task reads the next
-        # requests meanwhile (runner._ReadLock wakes none of them on its own)
-        hand_over()
-        readable.Threads.out += 1       # no lingering wait for a request meanwhile
-        try:
-            return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
-        finally:
-            readable.Threads.out -= 1
+        return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
 
     async def _background(self, fn: Callable, *args) -> None:
         """Work nobody waits for (read-ahead): a failure is logged, never raised
@@ -270,9 +261,8 @@ class Operations(DirectoryOps, pyfuse3.Operations):
             self._spawn(entry.prefetch_at, at)
 
     def _spawn(self, fn: Callable, *args) -> None:
-        """Start background work now (the next wait for a request lets it start)."""
+        """Start background work (at the loop's next scheduling pass)."""
         trio.lowlevel.spawn_system_task(self._background, fn, *args)
-        readable.pass_soon()
 
     @handler
     async def release(self, fh):

@@ -7,14 +7,11 @@ import logging
 import os
 import signal
 import time
-import types
-import weakref
 from typing import Callable
 
 import pyfuse3
 import trio
 
-from gbxfs.fuse import readable
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.governor import Governor
 
@@ -23,9 +20,26 @@ log = logging.getLogger("gbxfs.fuse")
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
+# The one pyfuse3 release gbxfs is tested with (pyproject.toml pins it). gbxfs
+# leans on how it behaves, not only on its documented API: readdir_reply copies
+# an EntryAttributes into the reply at once (fuse/listing.py changes one shared
+# object per file), and a handler runs on pyfuse3's own trio tasks.
+PYFUSE3_VERSION = "3.5.0"
+
+
+def require_tested_pyfuse3() -> None:
+    """Raise RuntimeError, saying why, unless the pyfuse3 imported is the tested one."""
+    found = getattr(pyfuse3, "__version__", "unknown")
+    if found != PYFUSE3_VERSION:
+        raise RuntimeError(f"pyfuse3 {found} is installed, but this gbxfs is tested with "
+                           f"pyfuse3 {PYFUSE3_VERSION} only: install pyfuse3=={PYFUSE3_VERSION}")
+
+
 def mount(ops: pyfuse3.Operations, mountpoint: str, options: set[str]) -> None:
     """Mount (the kernel side exists when this returns; requests wait for serve()).
-    Raises RuntimeError when libfuse refuses (bad option, not permitted, ...)."""
+    Raises RuntimeError when libfuse refuses (bad option, not permitted, ...) or
+    the pyfuse3 installed is not the tested one."""
+    require_tested_pyfuse3()
     pyfuse3.init(ops, mountpoint, options)
 
 
@@ -152,84 +166,6 @@ def _rare_young_collections() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
-# seconds a task waiting for _ReadLock sleeps before it looks again by itself
-WAITER_PATIENCE = 0.1
-
-
-class _ReadLock:
-    """What pyfuse3 takes around waiting for the next request (one task at a time
-    may wait on /dev/fuse), made for that use:
-
-    - taken without trio.Lock's pass through the scheduler when it is free
-      (trio.Lock.acquire yields once even then);
-    - released without waking a waiter. pyfuse3 releases it when a request
-      arrives; the releasing task answers the request and comes back for the lock
-      unless the answer has to wait. So a waiter is woken only by hand_over()
-      (Operations._work calls it before every wait of a request for a worker
-      thread, the only way a request handler waits), by an exception leaving the
-      lock (the session is closing), when a task ends (ReaderExit: pyfuse3's task
-      that saw the session end leaves without coming back), or after
-      WAITER_PATIENCE by itself (should a request ever wait some other way).
-
-    trio.Lock woke the other of pyfuse3's two reading tasks on every request, only
-    for it to wait again: two scheduler passes per request where one is needed
-    (benchmarks/README.md, find_floor.py)."""
-
-    def __init__(self):
-        self._held = False
-        self._lot = trio.lowlevel.ParkingLot()
-        _LOCKS.add(self)
-
-    async def __aenter__(self) -> None:
-        while self._held:
-            with trio.move_on_after(WAITER_PATIENCE):
-                await self._lot.park()
-        self._held = True
-
-    async def __aexit__(self, exc_type, *exc) -> None:
-        self._held = False
-        if exc_type is not None:
-            self._lot.unpark_all()
-
-    def wake_if_free(self) -> None:
-        if not self._held and self._lot:
-            self._lot.unpark()
-
-
-_LOCKS: "weakref.WeakSet[_ReadLock]" = weakref.WeakSet()
-
-
-class ReaderExit(trio.abc.Instrument):
-    """Wakes a task waiting for a free read lock whenever a task ends (a reader
-    that saw the session end, so that the others see it too). Defines no
-    per-step hook: trio calls it only when a task exits."""
-
-    def task_exited(self, task) -> None:
-        hand_over()
-
-
-def hand_over() -> None:
-    """A request is about to wait (for a worker thread): wake a task waiting for
-    pyfuse3's read lock, if it is free, so that the next requests are read meanwhile."""
-    for lock in _LOCKS:
-        lock.wake_if_free()
-
-
-def quick_request_wait() -> None:
-    """Hand pyfuse3 a trio whose Lock is _ReadLock and whose lowlevel.wait_readable
-    takes a queued request at once (fuse/readable.py). pyfuse3 reaches trio through
-    its module attribute `trio` (the way its own asyncio mode swaps it), and uses
-    trio.Lock and wait_readable only for that wait; left alone if a pyfuse3 does
-    not look so."""
-    if getattr(pyfuse3, "trio", None) is not trio:
-        return
-    shim = types.ModuleType("trio")
-    shim.__dict__.update(vars(trio))
-    shim.Lock = _ReadLock
-    shim.lowlevel = readable.lowlevel()
-    pyfuse3.trio = shim
-
-
 def serve(mountpoint: str, on_ready: Callable[[], None] | None = None, *,
           cache: ByteLRU | None = None, outside: Callable[[], int] | None = None,
           workers: trio.CapacityLimiter | None = None) -> None:
@@ -239,9 +175,8 @@ def serve(mountpoint: str, on_ready: Callable[[], None] | None = None, *,
     (the kernel's inodes) are charged to it."""
     _tune_malloc()
     _rare_young_collections()
-    quick_request_wait()
     try:
-        trio.run(_serve, mountpoint, on_ready, _Memory(cache, outside, workers), instruments=[ReaderExit()])
+        trio.run(_serve, mountpoint, on_ready, _Memory(cache, outside, workers))
     finally:
         pyfuse3.close(unmount=True)
 
@@ -251,6 +186,10 @@ async def _serve(mountpoint: str, on_ready: Callable[[], None] | None, memory: _
         nursery.start_soon(_stop_on_signal)
         nursery.start_soon(memory.run)
         nursery.start_soon(_announce_when_usable, mountpoint, on_ready)
+        # pyfuse3 as it comes: its wait for each request (a trio.Lock handed from
+        # task to task, an epoll round) is about 15 us of the loop's CPU per request
+        # that a patched wait saved (benchmarks/find_floor.py, a `find` of the peers'
+        # Packs folder, ~17,000 requests: daemon CPU 0.35 s patched, 0.60 s as is)
         await pyfuse3.main()
         nursery.cancel_scope.cancel()
 

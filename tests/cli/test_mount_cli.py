@@ -46,5 +46,21 @@ def test_libfuse_refusal_is_mount_failed(tmp_path):
     assert res.returncode == 5 and "cannot mount" in res.stderr
 
 
+def test_a_pyfuse3_other_than_the_tested_one_is_mount_failed(tmp_path):
+    """Refused at start-up, before the source is even read, and saying which
+    release is installed and which one is wanted (fuse/runner.py)."""
+    pytest.importorskip("pyfuse3")
+    from gbxfs.fuse.runner import PYFUSE3_VERSION
+
+    (tmp_path / "mp").mkdir()
+    other = [sys.executable, "-c", "import sys, pyfuse3; pyfuse3.__version__ = '3.99.1'; "
+                                   "from gbxfs.cli import main; sys.exit(main())"]
+    res = subprocess.run([*other, "mount", "-f", str(tmp_path), str(tmp_path / "mp")],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 5
+    assert "pyfuse3 3.99.1 is installed" in res.stderr and f"pyfuse3=={PYFUSE3_VERSION}" in res.stderr
+    assert not (tmp_path / "mp").is_mount()
+
+
 def test_umount_usage():
     assert run("umount").returncode == 2
