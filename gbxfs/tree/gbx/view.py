@@ -38,6 +38,10 @@ from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
+from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
+from gbxfs.tree.gbx import inputfiles
+from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, bears_mesh
+from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.nodenames import node_labels, unique_name
@@ -49,7 +53,7 @@ from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
 # found by name, not listed: their listings need the body parse (see the module note)
-BODY_FOLDERS = frozenset({"ghosts", "embedded"})
+BODY_FOLDERS = frozenset({"ghosts", "embedded", MESH_FOLDER})
 
 
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
@@ -99,11 +103,15 @@ class GbxFolder(PartlyListedDir):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
         out.append(PartlyListedDir("body", self._body_files, UNLISTED))
         out += self._thumbnail_files(h, problems)
+        out += icon_entries(h, cache, self._key, self._header)
+        folder_icon = directory_file(out)
+        if folder_icon is not None:
+            out.append(folder_icon)
         if h.class_id in (REPLAY, GHOST):
-            out.append(self._generated("ghost.csv", lambda: render_ghost_csv(self._first_ghost()), lazy=True))
-            out.append(self._generated("ghost.txt", lambda: render_ghost_txt(self._first_ghost()), lazy=True))
-        if h.class_id == REPLAY:
+            out += self._ghost_root_files(h)
             out.append(CachedDir("ghosts", cache, self._key("ghosts/"), self._ghost_files))
+        if bears_mesh(h.class_id):
+            out += MeshFiles(p, self._key).root_entries()
         if h.class_id in (REPLAY, MAP):
             out.append(Dir("embedded", load=self._embedded))
         return with_errors(out, problems, self.xattrs)
@@ -118,8 +126,11 @@ class GbxFolder(PartlyListedDir):
         h = ph.header
         if h is not None:
             _decode_header(h)      # the summary's fields (again, if the cache dropped the header)
-        folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)), ("ghosts", (REPLAY,)))
+        folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)),
+                                                                  ("ghosts", (REPLAY, GHOST)))
                                              if h.class_id in classes)
+        if h is not None and bears_mesh(h.class_id):
+            folders += (MESH_FOLDER,)
         return render_info(p.source.size, ph, self.files.digest().info, self._ghost_facts(h),
                            getattr(p.source, "proof", None), folders)
 
@@ -150,8 +161,9 @@ class GbxFolder(PartlyListedDir):
         for i, c in enumerate(h.chunks):
             out += chunk_files(c, taken, cache, self._key("header", i),
                                lambda i=i: self._header().chunks[i], lazy=True)
+        icon = icon_problem(h, cache, self._key)
         return with_errors(out, [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
-                                 if c.error is not None])
+                                 if c.error is not None] + ([icon] if icon else []))
 
     def _body_files(self) -> list[Entry]:
         """body/: body.bin (of the size the file declares: nothing decompressed) and
@@ -250,6 +262,18 @@ class GbxFolder(PartlyListedDir):
 
         return p.ctx.cache.get_or_make(("gbx.ghosts", p.source), make)
 
+    def _ghost_root_files(self, h) -> list[Entry]:
+        """ghost.csv, ghost.txt, ghost.svg, inputs.csv and (see inputfiles.py) inputs.txt."""
+        first = self._first_ghost
+        out = [self._generated("ghost.csv", lambda: render_ghost_csv(first()), lazy=True),
+               self._generated("ghost.txt", lambda: render_ghost_txt(first()), lazy=True),
+               self._generated("ghost.svg", lambda: inputfiles.render_ghost_svg(first()), lazy=True),
+               self._generated("inputs.csv", lambda: inputfiles.render_csv(first()), lazy=True)]
+        if h.class_id == REPLAY and header_proves_united_forever(h):
+            out.append(self._generated("inputs.txt", lambda: inputfiles.render_script(
+                first(), inputfiles.ghost_title(first())), lazy=True))
+        return out
+
     def _first_ghost(self) -> Ghost | None:
         ghosts = self._ghosts()
         return ghosts[0] if ghosts else None
@@ -263,7 +287,8 @@ class GbxFolder(PartlyListedDir):
                                   lambda i=i: render_ghost_csv(self._ghosts()[i])))
             out.append(CachedFile(f"{i}.txt", cache, self._key("ghosts", i, "txt"),
                                   lambda i=i: render_ghost_txt(self._ghosts()[i])))
-        return with_errors(out, [(f"ghost {i} samples", e) for i, g in enumerate(ghosts) for e in g.errors])
+        return with_errors(out, [(f"ghost {i} samples", e) for i, g in enumerate(ghosts) for e in g.errors]
+                           + inputs_problems(ghosts))
 
     # -- embedded ----------------------------------------------------------------------------
     def _embedded(self) -> list[Entry]:
