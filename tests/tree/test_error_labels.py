@@ -13,7 +13,8 @@ from gbxfs.tree.source import BytesSource
 def _error_txt(data: bytes) -> str:
     d = open_gbx("x.SystemConfig.Gbx", BytesSource(data), TreeContext())
     d.children()["info.txt"].size()                      # parses the body
-    return d.children()["error.txt"].read(0, 1 << 16).decode()
+    # the body's parse problems are body/nodes/error.txt's (errors.py)
+    return d.children()["body"].child("nodes").children()["error.txt"].read(0, 1 << 16).decode()
 
 
 def test_a_chunk_error_in_an_inline_node_names_its_class():
