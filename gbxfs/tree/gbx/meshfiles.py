@@ -48,6 +48,11 @@ def file_name(lod: int, kind: str) -> str:
     return f"mesh.{kind}" if lod == 0 else f"mesh.lod{lod}.{kind}"
 
 
+def _what(lod: int) -> str:
+    """How error.txt names the files of a level."""
+    return f"mesh level of detail {lod} ({file_name(lod, 'obj')}, .mtl, .glb)"
+
+
 class MeshFiles:
     """The mesh files of one GBX folder; `key(*what)` makes its cache keys."""
 
@@ -73,11 +78,11 @@ class MeshFiles:
         try:
             count = self._lod_count()
         except GbxError as e:
-            return with_errors([], [("mesh", e)])
+            return with_errors([], [(_what(0), e)])
         for lod in range(count):
             m = self._mesh(lod)
             if isinstance(m, GbxError):
-                problems.append((f"mesh level of detail {lod} ({file_name(lod, 'obj')}, .mtl, .glb)", m))
+                problems.append((_what(lod), m))
             elif lod > 0:
                 out += [self._file(lod, kind) for kind in KINDS]
         return with_errors(out, problems)
