@@ -25,6 +25,7 @@ from gbxfs.formats.gbx.ghost.svg import render_svg
 from gbxfs.formats.gbx.inputs import InputLog, VALIDATION_CHUNKS, input_log, render_inputs_csv, \
     render_inputs_script
 from gbxfs.tree.gbx.ghostfiles import Ghost
+from gbxfs.tree.gbx.summary import strip_codes
 
 REPLAY_XML = classdb.class_id("CGameCtnReplayRecord") | 0x001      # 03093001
 # exe versions of TM United (0.1.9.x, 0.2.x) and Forever (2.x) as the XML header writes them
@@ -75,7 +76,7 @@ def render_script(g: Ghost | None, title: str) -> bytes:
 def ghost_title(g: Ghost | None) -> str:
     if g is None:
         return ""
-    name = g.facts.get("nickname") or g.facts.get("login") or ""
+    name = strip_codes(str(g.facts.get("nickname") or g.facts.get("login") or ""))
     t = g.facts.get("race_time_ms")
     time = f"{t / 1000:.3f} s" if isinstance(t, int) and 0 <= t < 0xFFFFFFFF else ""
     return " - ".join(str(x) for x in (name, time) if x)
