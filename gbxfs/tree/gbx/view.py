@@ -16,8 +16,11 @@ listing, and a walk of a folder of thousands of maps reads a few KB of each.
 What needs the body is where a user expects to wait: files whose content is
 made when read, their size answered by getattr rather than by the listing
 (`lazy_size`: info.txt, thumbnail.jpg, ghost.csv, ghost.txt, body/body.bin,
-body/nodes.txt), and folders found by name but not listed, like body/nodes/:
-a replay's ghosts/ and a map's or replay's embedded/ (named in info.txt).
+body/nodes.txt, and the derived files: mesh.obj/.mtl/.glb, inputs.csv,
+inputs.txt, ghost.svg, icon.png; see meshfiles.py, inputfiles.py,
+pictures.py), and folders found by name but not listed, like body/nodes/:
+a replay's or ghost's ghosts/, a map's or replay's embedded/ and a mesh's
+mesh/ (named in info.txt).
 Each folder's error.txt holds the problems its own listing found (errors.py).
 Parsed results live in ctx.cache (see parse.py), and so do the generated
 files' bytes and the listings of header/ and body/nodes/ (see
@@ -38,8 +41,8 @@ from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
-from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
 from gbxfs.tree.gbx import inputfiles
+from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
 from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, bears_mesh
 from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
 from gbxfs.tree.gbx.errors import with_errors
