@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import errno
 import io
+import random
 import struct
 
 import pytest
@@ -195,3 +196,33 @@ def test_inputs_csv_rows_are_the_control_entries(corpus):
             assert text.startswith("# ") and kids["inputs.txt"].size() == len(text.encode())
             scripts += 1
     assert with_entries >= 20 and scripts >= 10
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("needle", ["Simple03.Mesh.gbx", "HaloTournant.Crystal.Gbx"])
+def test_written_over_meshes_give_a_mesh_or_eio(corpus, needle):
+    """A mesh file's body with words written over (huge counts, indices past the
+    end) gives mesh files whose size is the bytes read, or EIO with the reason in
+    mesh/error.txt: never another exception, and the next file is served."""
+    from corpusdata import corpus_body
+    body, kw = corpus_body(needle)
+    rng = random.Random(needle)
+    outcomes = set()
+    for _ in range(16):
+        at = rng.randrange(0, len(body) - 4)
+        bad = body[:at] + struct.pack("<I", rng.choice([0xFFFFFFFF, 0x7FFFFFFF, 0x10000000, 3])) + body[at + 4:]
+        data = build_gbx(class_id=kw["class_id"], num_nodes=kw["num_nodes"], body=bad)
+        d = open_gbx("x.Gbx", BytesSource(data), TreeContext(cache=ByteLRU(64 << 20)))
+        kids = d.children()
+        try:
+            glb = kids["mesh.glb"].read(0, 1 << 30)
+        except OSError as e:
+            assert e.errno == errno.EIO and "mesh/error.txt" in str(e)
+            assert "mesh level of detail 0" in d.child("mesh").children()["error.txt"].read(0, 1 << 20).decode()
+            outcomes.add("eio")
+        else:
+            assert kids["mesh.glb"].size() == len(glb) and glb[:4] == b"glTF"
+            outcomes.add("mesh")
+    good = open_gbx("y.Gbx", FileSource(str(corpus / _path(needle))), TreeContext())
+    assert good.children()["mesh.obj"].read(0, 1 << 30).startswith(b"# ")
+    assert "eio" in outcomes, outcomes
