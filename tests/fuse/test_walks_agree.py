@@ -46,9 +46,8 @@ def test_two_finds_of_a_fresh_mount_list_the_same_entries(mounter, corpus, tmp_p
     shown = sorted([line.rsplit("\t", 1)[0] for line in first]
                    + [f"{e.split(mp + '/', 1)[1].split('’', 1)[0]}\tf" for e in errors])
     assert shown == names_first
-    # EIO: a body that does not read, or a derived file that cannot be made (the mesh
-    # of an item that refers to it in another file, of a cut file), its reason in the
-    # error.txt of mesh/
+    # EIO: a body that does not read, or a mesh that cannot be made (a crystal whose
+    # parse outweighs the 16 MiB cache), its reason in the error.txt of mesh/
     derived = ("/body/body.bin", "/mesh.obj", "/mesh.mtl", "/mesh.glb")
     assert all(e.endswith("’: Input/output error") and e.split("’")[0].endswith(derived) for e in errors), \
         [e for e in errors if not e.split("’")[0].endswith(derived)]

@@ -37,7 +37,7 @@ SAMPLES = [
     ("CPlugSolid TMF 001.Solid.Gbx", {"mesh.obj", "mesh.mtl", "mesh.glb"}),
     ("HaloTournant.Crystal.Gbx", {"mesh.obj", "mesh.mtl", "mesh.glb"}),
     ("CPlugPrefab TM2020 001.Prefab.Gbx", {"mesh.obj", "mesh.mtl", "mesh.glb"}),
-    ("White/Base.ObjectInfo.gbx", {"mesh.obj", "mesh.mtl", "mesh.glb", "icon.png", ".directory"}),
+    ("White/Base.ObjectInfo.gbx", {"icon.png", ".directory"}),      # an item: its mesh in mesh/
     ("Gosu_B13-Obstacle_WR.Replay.Gbx", {"ghost.svg", "inputs.csv", "inputs.txt"}),
     ("C13_bigbang1112(00'29''45).Replay.Gbx", {"ghost.svg", "inputs.csv"}),
 ]
@@ -102,7 +102,12 @@ def test_getattr_size_is_the_bytes_read(corpus, end, names):
             assert size == len(data) > 0, n
             _flush(d.p.ctx.cache)
             assert kids[n].read(0, 1 << 30) == data, n      # made again (evicted) the same
-    assert "error.txt" not in d.child("mesh").children() if "mesh.obj" in names else True
+    mesh = d.child("mesh")
+    if mesh is not None:                     # every level builds: no error.txt, level 0 the root's
+        kids = mesh.children()
+        assert "error.txt" not in kids and {"mesh.obj", "mesh.mtl", "mesh.glb"} <= set(kids)
+        if "mesh.obj" in names:
+            assert kids["mesh.glb"].read(0, 1 << 30) == d.children()["mesh.glb"].read(0, 1 << 30)
 
 
 @pytest.mark.corpus
@@ -110,7 +115,7 @@ def test_further_levels_of_detail_are_in_mesh_folder(corpus):
     d = _open(corpus, _path("Meshes/Arrow.Mesh.gbx"), TreeContext())
     assert "mesh" not in d.children()
     lods = d.child("mesh").children()
-    assert sorted(lods) == ["mesh.lod1.glb", "mesh.lod1.mtl", "mesh.lod1.obj"]
+    assert sorted(lods) == ["mesh.glb", "mesh.lod1.glb", "mesh.lod1.mtl", "mesh.lod1.obj", "mesh.mtl", "mesh.obj"]
     obj = lods["mesh.lod1.obj"].read(0, 1 << 30).decode()
     assert "mtllib mesh.lod1.mtl" in obj and "level of detail 1" in obj
     assert obj != d.children()["mesh.obj"].read(0, 1 << 30).decode()
@@ -126,6 +131,21 @@ def test_a_cut_mesh_answers_eio_and_says_why(corpus):
         assert "mesh/error.txt" in _eio(kids[n])
     text = d.child("mesh").children()["error.txt"].read(0, 1 << 20).decode()
     assert "mesh level of detail 0 (mesh.obj, .mtl, .glb)" in text and "no mesh in this file's body" in text
+    assert "mesh.obj" not in d.child("mesh").children()
+
+
+@pytest.mark.corpus
+def test_an_item_finds_its_mesh_by_name(corpus):
+    """An item may hold its mesh or refer to one in another file (the header cannot
+    tell): mesh/ is found by name and shows the mesh, or error.txt saying there is none."""
+    d = _open(corpus, _path("White/Base.ObjectInfo.gbx"), TreeContext())
+    assert not {"mesh", "mesh.obj"} & set(d.children())
+    kids = d.child("mesh").children()
+    assert sorted(kids) == ["mesh.glb", "mesh.mtl", "mesh.obj"]
+    assert kids["mesh.obj"].read(0, 1 << 30).startswith(b"# CPlugSolid2Model, level of detail 0")
+    elsewhere = _open(corpus, _path("MeleeUltimate/Arrow.Item.gbx"), TreeContext()).child("mesh").children()
+    assert sorted(elsewhere) == ["error.txt"]
+    assert "no mesh in this file's body" in elsewhere["error.txt"].read(0, 1 << 20).decode()
 
 
 def _webp_icon(w: int, h: int, cut: int | None = None) -> bytes:
@@ -150,7 +170,9 @@ def test_a_hostile_icon_answers_eio_and_says_why(icon):
     assert "header/error.txt" in _eio(kids["icon.png"])
     text = kids["header"].children()["error.txt"].read(0, 1 << 20).decode()
     assert "icon.png (chunk 2E001004)" in text or "header chunk 2E001004" in text, text
-    assert "mesh/error.txt" in _eio(kids["mesh.obj"])      # an item without a body: no mesh either
+    mesh = d.child("mesh").children()      # an item without a body: no mesh either, and why
+    assert "mesh.obj" not in kids and "mesh.obj" not in mesh
+    assert "no mesh in this file's body" in mesh["error.txt"].read(0, 1 << 20).decode()
 
 
 def test_a_good_icon_is_an_upright_png():

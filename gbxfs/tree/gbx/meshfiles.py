@@ -1,19 +1,20 @@
 """mesh.obj, mesh.mtl, mesh.glb and mesh/: the mesh of a mesh-bearing GBX file.
 
-Which files appear comes from the header's class id alone (MESH_CLASSES): a
-.Solid/.Mesh/.Solid2/.Crystal/.Prefab file and an item or block (CGameItemModel)
-show the three files of level of detail 0 in their folder, on every listing,
-whatever the body holds. Their content and size are made when read (lazy_size):
-the body is parsed, the mesh of level 0 built (formats/gbx/mesh) and written,
-and the bytes kept in the cache like every generated file.
-
-The levels after the first are in `mesh/`, a folder found by name and not
-listed (like ghosts/): counting the levels needs the body. Its listing builds
-every level and shows `mesh.lodN.obj`, `.mtl` and `.glb` for each N >= 1 that
-builds, and its error.txt says why a level (level 0 included) could not be
-built: an item whose mesh lives in another file, data that is cut short or
-past the mesh limits. Reading a mesh file that cannot be built answers EIO
-with that reason, never a partial mesh.
+Which files appear comes from the header's class id alone:
+- a .Solid/.Solid2/.Mesh/.Crystal/.Prefab file (MESH_CLASSES: the main node is
+  the mesh) shows the three files of level of detail 0 in its folder, on every
+  listing. Their content and size are made when read (lazy_size): the body is
+  parsed, the mesh of level 0 built (formats/gbx/mesh) and written, and the
+  bytes kept in the cache like every generated file;
+- these and items and blocks (CGameItemModel, whose mesh may be inside or in
+  another file: the header cannot tell) find `mesh/` by name, not listed
+  (like ghosts/): its listing parses the body and builds every level, and
+  shows `mesh.obj`, `.mtl`, `.glb` for level 0 and `mesh.lodN.*` for each
+  further level that builds. Its error.txt says why a level could not be
+  built: an item whose mesh lives in another file, data cut short or past
+  the mesh limits.
+Reading a mesh file that cannot be built answers EIO with that reason, never
+a partial mesh.
 """
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.model import Entry
 
-# header classes whose files carry a mesh (the main node or, for items, one it holds)
-MESH_CLASSES = frozenset(map(classdb.class_id, ("CPlugSolid", "CPlugSolid2Model", "CPlugCrystal",
-                                                "CPlugPrefab", "CGameItemModel")))
+# header classes whose main node is a mesh: mesh.* in their folder
+MESH_CLASSES = frozenset(map(classdb.class_id, ("CPlugSolid", "CPlugSolid2Model", "CPlugCrystal", "CPlugPrefab")))
+# and those that may hold one (items, blocks): mesh/ found by name
+HOLDER_CLASSES = MESH_CLASSES | {classdb.class_id("CGameItemModel")}
 MESH_FOLDER = "mesh"
 KINDS = ("obj", "mtl", "glb")
 # what a built mesh keeps alive per vertex and per triangle (tuples of floats/ints), rounded up
@@ -41,7 +43,13 @@ VERTEX_COST, TRIANGLE_COST = 200, 120
 
 
 def bears_mesh(class_id: int) -> bool:
+    """mesh.obj, .mtl, .glb are listed (the main node is the mesh)."""
     return class_id in MESH_CLASSES
+
+
+def may_hold_mesh(class_id: int) -> bool:
+    """mesh/ is found by name."""
+    return class_id in HOLDER_CLASSES
 
 
 def file_name(lod: int, kind: str) -> str:
@@ -61,10 +69,12 @@ class MeshFiles:
     def __init__(self, p: GbxParse, key: Callable[..., Hashable]):
         self.p, self.key = p, key
 
-    def root_entries(self) -> list[Entry]:
-        """mesh.obj, mesh.mtl, mesh.glb (level 0, made when read) and mesh/ (found by name)."""
-        out: list[Entry] = [self._file(0, kind) for kind in KINDS]
-        out.append(CachedDir(MESH_FOLDER, self.p.ctx.cache, self.key("mesh/"), self._folder))
+    def root_entries(self, class_id: int) -> list[Entry]:
+        """mesh.obj, mesh.mtl, mesh.glb (level 0, made when read) where the class is
+        a mesh, and mesh/ (found by name) where it may hold one."""
+        out: list[Entry] = [self._file(0, kind) for kind in KINDS] if bears_mesh(class_id) else []
+        if may_hold_mesh(class_id):
+            out.append(CachedDir(MESH_FOLDER, self.p.ctx.cache, self.key("mesh/"), self._folder))
         return out
 
     def _file(self, lod: int, kind: str) -> CachedFile:
@@ -83,7 +93,7 @@ class MeshFiles:
             m = self._mesh(lod)
             if isinstance(m, GbxError):
                 problems.append((_what(lod), m))
-            elif lod > 0:
+            else:
                 out += [self._file(lod, kind) for kind in KINDS]
         return with_errors(out, problems)
 

@@ -43,7 +43,7 @@ from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, ren
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx import inputfiles
 from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
-from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, bears_mesh
+from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.info import render_info, render_refs
@@ -113,8 +113,8 @@ class GbxFolder(PartlyListedDir):
         if h.class_id in (REPLAY, GHOST):
             out += self._ghost_root_files(h)
             out.append(CachedDir("ghosts", cache, self._key("ghosts/"), self._ghost_files))
-        if bears_mesh(h.class_id):
-            out += MeshFiles(p, self._key).root_entries()
+        if may_hold_mesh(h.class_id):
+            out += MeshFiles(p, self._key).root_entries(h.class_id)
         if h.class_id in (REPLAY, MAP):
             out.append(Dir("embedded", load=self._embedded))
         return with_errors(out, problems, self.xattrs)
@@ -132,7 +132,7 @@ class GbxFolder(PartlyListedDir):
         folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)),
                                                                   ("ghosts", (REPLAY, GHOST)))
                                              if h.class_id in classes)
-        if h is not None and bears_mesh(h.class_id):
+        if h is not None and may_hold_mesh(h.class_id):
             folders += (MESH_FOLDER,)
         return render_info(p.source.size, ph, self.files.digest().info, self._ghost_facts(h),
                            getattr(p.source, "proof", None), folders)
