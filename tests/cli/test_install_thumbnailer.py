@@ -159,3 +159,17 @@ def test_exec_line_runs_as_written(corpus, xdg, tmp_path):
                                   '/x/"q"$HOME`y`\\z/100%/gbxfs'])
 def test_exec_argument_round_trip(path):
     assert desktop_exec_argv(exec_argument(path).replace("%%", "%")) == [path]
+
+
+@pytest.mark.corpus
+def test_output_written_into_the_given_file(corpus, tmp_path):
+    """Tumbler creates the output file, keeps it open, runs the thumbnailer and
+    reads the PNG back through its own descriptor: the PNG must land in that
+    very file, not in a new one renamed over it."""
+    out = tmp_path / "tumbler-XXXX.png"
+    with open(out, "w+b") as held:
+        src = CORPUS / corpus_path("Benchmark/Tracks/A01-Race.Challenge.Gbx")
+        assert cli.main(["thumbnail", str(src), str(out), "-s", "64"]) == EXIT_OK
+        held.seek(0)
+        im = Image.open(held)
+        assert im.format == "PNG" and max(im.size) == 64
