@@ -1,19 +1,20 @@
 """gbxfs install-thumbnailer: previews of .Gbx and .dds files in the file manager.
 
-Installs, for the current user only, two files under $XDG_DATA_HOME (default
-~/.local/share):
+Installs, for the current user only, two files named after gbxfs under
+$XDG_DATA_HOME (default ~/.local/share):
 
-  thumbnailers/gbxfs.thumbnailer   tells file managers (Nautilus, Nemo, Caja,
-                                   pcmanfm, and Thunar through tumbler) to run
-                                   `gbxfs thumbnail %i %o -s %s` for the types below
-  mime/packages/gbxfs.xml          the MIME type application/x-gbx: names ending
-                                   in .gbx (any case) or content starting "GBX";
-                                   and image/x-dds for .dds when no MIME database
-                                   of the system declares it
+  in thumbnailers/     a thumbnailer entry: file managers (Nautilus, Nemo, Caja,
+                       pcmanfm, and Thunar through tumbler) run
+                       `gbxfs thumbnail %i %o -s %s` for the types below
+  in mime/packages/    the MIME type application/x-gbx: names ending in .gbx
+                       (any case) or content starting "GBX"; and image/x-dds for
+                       .dds when no MIME database of the system declares it
 
 then rebuilds the user's MIME cache with update-mime-database when that program
 is installed. --uninstall removes both files and rebuilds the cache. A file
 manager that is already running may need a restart to see the new thumbnailer.
+Nautilus runs thumbnailers in a sandbox that sees only the system folders
+(/usr, ...): there gbxfs must be installed system-wide to be run.
 
 Exit codes: 0 done; 2 usage; 3 a file could not be written or removed.
 """
