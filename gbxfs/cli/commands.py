@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "coverage": "gbxfs.cli.coverage:main",
     "demo": "gbxfs.cli.demo:main",
     "thumbnail": "gbxfs.cli.thumbnail:main",
+    "install-thumbnailer": "gbxfs.cli.install_thumbnailer:main",
 }
 
 
