@@ -100,6 +100,8 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
         "body_status": g.body.status,
         "error": str(g.body.error) if g.body.error else None,
     }
+    st = file_status(os.path.basename(path), data, g)
+    out["status"], out["status_reason"] = st.status, st.reason
     if g.body_data is not None:
         out["body"] = {
             "compressed": g.body_data.compressed,
@@ -112,6 +114,20 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
     if g.body_data is None and g.body.error is not None or isinstance(g.body.error, Truncated):
         out["bad_input"] = True
     return out
+
+
+def file_status(name: str, data: bytes, g=None):
+    """The file's one status (gbxfs/tree/gbx/status.py), as its folder in the tree
+    shows it: the file opened as that folder, over its bytes. `g`: the file's
+    gbx.parse, whose body walk the folder then takes instead of walking again."""
+    from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.gbx.view import open_gbx
+    from gbxfs.tree.source import BytesSource
+
+    folder = open_gbx(name, BytesSource(data), TreeContext())
+    if g is not None and g.body_data is not None and g.body_data.data and g.body.status != "absent":
+        folder.p.seed_body(g.body_data, g.body)
+    return folder.status()
 
 
 def _ghost_samples(g) -> dict[str, Any]:
@@ -158,7 +174,7 @@ def _text(s: dict[str, Any]) -> str:
     for c in s["header_chunks"]:
         lines.append(f"  {c['id']} {c['name'] or '-'} {c['size']} bytes" + (" heavy" if c["heavy"] else "")
                      + (f" ERROR {c['error']}" if c.get("error") else ""))
-    lines.append(f"numNodes: {s['num_nodes']}")
+    lines.append(f"num_nodes: {s['num_nodes']}")
     lines.append(f"external refs: {len(s['external_refs'])}")
     for e in s["external_refs"]:
         lines.append(f"  node {e['node_index']}: {e['file'] if e['file'] is not None else 'resource ' + str(e['resource_index'])}")
@@ -170,6 +186,7 @@ def _text(s: dict[str, Any]) -> str:
     else:
         lines.append(f"body: {b['uncompressed_size']} bytes, uncompressed")
     lines.append(f"body_status: {s['body_status']}")
+    lines.append(f"status: {s['status']}" + (f" ({s['status_reason']})" if s.get("status_reason") else ""))
     for g in s.get("ghosts", []):
         lines.append(f"ghost (node {g['node']}): {g['samples']} samples"
                      + (f", {g['encoding']}" if g.get("encoding") else "")

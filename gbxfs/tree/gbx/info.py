@@ -30,16 +30,22 @@ def body_pairs(pb: ParsedBody) -> list[tuple[str, object]]:
 
 
 def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]] | None = None,
-                ghost_facts: dict | None = None, proof: str | None = None, folders: tuple[str, ...] = ()) -> bytes:
+                ghost_facts: dict | None = None, proof: str | None = None, folders: tuple[str, ...] = (),
+                status=None) -> bytes:
     """info.txt: the summary of a map, replay or ghost first (see summary.py), then
     the container facts; `body`: the body's (body_pairs). `ghost_facts`: the first
     ghost's, for what a header lacks.
     `proof`: what proves the bytes a container served (a pak entry: its
     formats/pak/verification.py label, `none: ...` when nothing can), shown as
     `verification`. `folders`: the folder's sub-folders found by name but not
-    listed (view.py), one line each."""
+    listed (view.py), one line each. `status`: the file's FileStatus (status.py),
+    shown as `status` (and `status_reason`)."""
     h = ph.header
     pairs: list[tuple[str, object]] = [] if h is None else summary_pairs(summary(h, ghost_facts))
+    if status is not None:
+        pairs.append(("status", status.status))
+        if status.reason:
+            pairs.append(("status_reason", status.reason))
     pairs.append(("file_size", file_size))
     if proof is not None:
         pairs.append(("verification", proof))

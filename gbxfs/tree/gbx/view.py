@@ -43,6 +43,7 @@ from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.nodenames import node_labels, unique_name
 from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
+from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
 from gbxfs.tree.source import ByteSource
@@ -68,6 +69,11 @@ class GbxFolder(PartlyListedDir):
     def summary_header(self):
         """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
         return self.p.header_once().header
+
+    def status(self) -> FileStatus:
+        """The file's one status (status.py): its body's walk and its folders' error.txt."""
+        h = self.p.header_once().header
+        return file_status(self, None if h is None else self.files.digest().status)
 
     # -- the folder ------------------------------------------------------------------------
     def _key(self, *what) -> tuple:
@@ -121,7 +127,7 @@ class GbxFolder(PartlyListedDir):
         folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)), ("ghosts", (REPLAY,)))
                                              if h.class_id in classes)
         return render_info(p.source.size, ph, self.files.digest().info, self._ghost_facts(h),
-                           getattr(p.source, "proof", None), folders)
+                           getattr(p.source, "proof", None), folders, self.status())
 
     def _ghost_facts(self, h) -> dict | None:
         """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""

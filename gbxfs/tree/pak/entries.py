@@ -103,6 +103,13 @@ class PakGbxDir(Dir):
         arc, index = self._arc, self._entry.rec.index
         return self._ctx.cache.get_or_make(("gbx.metaheader", arc, index), lambda: _meta_header(arc, index))
 
+    def status(self):
+        """The GBX file's status (gbxfs/tree/gbx/status.py), None when it is not shown as
+        a GBX folder: needs the entry's bytes (decrypted, and its body parsed)."""
+        inner = self._open()
+        f = getattr(inner, "status", None)
+        return f() if f is not None else None
+
 
 # a folder of at most this many entries is listed from memory in well under a
 # millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
