@@ -5,13 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-from types import SimpleNamespace
 
 import pytest
 
 from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx.summary import REPLAY, REPLAY_COLUMNS, row, strip_codes
+from gbxfs.tree.gbx.summary import strip_codes
 from gbxfs.tree.pak.entries import PakEntryFile
 from gbxfs.tree.root import build_tree
 from gbxfs.tree.walk import resolve
@@ -103,13 +102,17 @@ def test_maps_csv_one_row_per_map(corpus):
             assert r[col] == info.get(col, "").replace("unset", ""), (r["file"], col)
 
 
-def test_maps_csv_needs_no_body(corpus, tmp_path):
+def test_maps_csv_status_is_the_files_status(corpus, tmp_path):
     shutil.copytree(corpus / TRACKS, tmp_path / "t")
     ctx = TreeContext()
     root = build_tree(str(tmp_path / "t"), ctx)
-    table = rows(root.children()["maps.csv"])
-    assert table
+    kids = root.children()
+    # listing the folder reads no body; the index's status column needs each body
     assert not [k for k in ctx.cache._items if isinstance(k, tuple) and k and k[0] == "gbx.body"]
+    table = rows(kids["maps.csv"])
+    assert table and all(r["status"] for r in table)
+    for r in table:
+        assert r["status"] == pairs(text(kids[r["file"]].children()["info.txt"]))["status"], r["file"]
 
 
 def test_replays_csv(corpus):
@@ -134,7 +137,7 @@ def test_no_index_without_gbx_and_source_files_never_hidden(corpus, tmp_path):
     assert text(kids["maps~3.csv"]).startswith("file,name,")
 
 
-def test_pak_folders_get_the_index_from_metadata(corpus, tmp_path):
+def test_pak_folders_get_the_index(corpus, tmp_path):
     files = [PakFile(f"Tracks/{p.name}", p.read_bytes()) for p in sorted((corpus / TRACKS).iterdir())]
     files.append(PakFile("Tracks/maps.csv", b"an archive file\n"))
     files.append(PakFile("Other/readme.txt", b"no maps here\n"))
@@ -144,10 +147,10 @@ def test_pak_folders_get_the_index_from_metadata(corpus, tmp_path):
     assert set(pak.children()["Other"].children()) == {"readme.txt"}
     assert isinstance(tracks["maps.csv"], PakEntryFile) and text(tracks["maps.csv"]) == "an archive file\n"
     index = tracks["maps~2.csv"]
-    table = rows(index)
-    assert [r["file"] for r in table] == [f.path.split("/")[-1] for f in files[:len(table)]]
-    # from the metadata section alone: no entry was decrypted for it
+    # listed from the metadata section alone: no entry was decrypted for the listing
     assert not [n for n, d in tracks.items() if n.endswith(".Gbx") and d._entry.checked]
+    table = rows(index)      # the status column needs each entry's bytes
+    assert [r["file"] for r in table] == [f.path.split("/")[-1] for f in files[:len(table)]]
     loose = rows(build_tree(str(corpus / TRACKS)).children()["maps.csv"])
     assert table == loose
 
@@ -189,28 +192,9 @@ def header_field_names(gbx_dir) -> set[str]:
 
 
 @pytest.mark.parametrize("folder", REPLAY_FOLDERS)
-def test_replays_csv_checkpoints_from_the_header_alone(corpus, folder):
-    ctx = TreeContext()
-    kids = build_tree(str(corpus / folder), ctx).children()
+def test_replays_csv_has_no_checkpoint_column_as_no_header_carries_them(corpus, folder):
+    kids = build_tree(str(corpus / folder), TreeContext()).children()
     table = rows(kids["replays.csv"])
-    assert table and all("checkpoints_ms" in r for r in table)
-    # the index read no body: checkpoints only where a header carries them
-    assert not [k for k in ctx.cache._items if isinstance(k, tuple) and k and k[0] == "gbx.body"]
-    for r in table:
-        gbx = kids[r["file"]]
-        info = pairs(text(gbx.children()["info.txt"]))        # the summary from the body
-        if r["checkpoints_ms"]:
-            assert r["checkpoints_ms"] == info["checkpoints_ms"], r["file"]
-        else:   # an empty cell means the header has no checkpoint field (docs/formats/mount.md)
-            assert not [n for n in header_field_names(gbx) if "checkpoint" in n.lower()], r["file"]
-
-
-def test_header_carried_checkpoints_fill_the_cell():
-    # no corpus header carries checkpoint times: a header decoded as if one did
-    chunks = [SimpleNamespace(values={"version": 8, "time": 300, "nickName": "p"}),
-              SimpleNamespace(values={"lap": {"checkpoints": [{"time": 100}, {"time": 200}, {"time": -1}]}})]
-    header = SimpleNamespace(class_id=REPLAY, chunks=chunks, _gbxfs_decoded=True)
-    cells = dict(zip(REPLAY_COLUMNS, row("a.Replay.Gbx", header, REPLAY_COLUMNS)))
-    assert cells["checkpoints_ms"] == "100, 200, unset" and cells["time_ms"] == "300"
-    header.chunks = chunks[:1]
-    assert dict(zip(REPLAY_COLUMNS, row("a.Replay.Gbx", header, REPLAY_COLUMNS)))["checkpoints_ms"] == ""
+    assert table and all("checkpoints_ms" not in r for r in table)
+    for r in table:      # the index is made of headers: none has a checkpoint field
+        assert not [n for n in header_field_names(kids[r["file"]]) if "checkpoint" in n.lower()], r["file"]

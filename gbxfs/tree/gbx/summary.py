@@ -40,11 +40,10 @@ UNSET_TIMES = (-1, 0xFFFFFFFF)
 
 MAP_COLUMNS = ("file", "name", "name_plain", "author", "author_nick", "environment",
                "bronze_ms", "silver_ms", "gold_ms", "author_ms", "uid")
-# declared list fields whose items hold a checkpoint's `time` (as the ghost's
-# checkpoint chunks declare them); no replay or ghost header of any generation
-# carries one (docs/formats/mount.md), so the index cell is empty for all known files
-CHECKPOINT_FIELDS = ("checkpoints",)
-REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid", "checkpoints_ms")
+# no checkpoints_ms column: no replay or ghost header of any generation carries
+# checkpoint times (only the ghosts' body chunks do), and the index is made of
+# headers; info.txt shows them from the first ghost (docs/formats/mount.md)
+REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid")
 
 _CODE = re.compile(r"\$(\$|[0-9a-fA-F]{1,3}|[lLhHpP](?:\[[^\]]*\])?|.|\Z)", re.S)
 
@@ -91,16 +90,6 @@ def pick(header, wanted: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     return out
 
 
-def pick_checkpoints(header) -> list[Any] | None:
-    """Checkpoint times (ms) of a decoded header, by declared field name; None when
-    no header chunk declares them."""
-    for c in header.chunks:
-        for k, v in _fields(c.values):
-            if k in CHECKPOINT_FIELDS and isinstance(v, list) and v:
-                return [cp.get("time") if isinstance(cp, dict) else cp for cp in v]
-    return None
-
-
 def decode_header(h) -> None:
     """Decode the header chunks with the declarations (once; fills chunk.values)."""
     if getattr(h, "_gbxfs_decoded", False):
@@ -128,10 +117,7 @@ def summary(header, ghost_facts: dict[str, Any] | None = None) -> dict[str, Any]
             out[field] = ghost_facts[fact]
     if isinstance(out.get("player"), str):
         out["player_plain"] = strip_codes(out["player"])
-    cps = pick_checkpoints(header)
-    if cps:
-        out["checkpoints_ms"] = cps
-    elif ghost_facts and ghost_facts.get("checkpoints_ms"):
+    if ghost_facts and ghost_facts.get("checkpoints_ms"):
         out["checkpoints_ms"] = ghost_facts["checkpoints_ms"]
     return out
 
@@ -176,7 +162,5 @@ def row(file_name: str, header, columns: tuple[str, ...]) -> list[str]:
     cells = []
     for c in columns:
         v = fields.get(c)
-        if c == "checkpoints_ms" and v:
-            v = times_ms(v)
         cells.append("" if v is None or (c in _TIMES and v in UNSET_TIMES) else str(v))
     return cells
