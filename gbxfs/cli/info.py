@@ -188,7 +188,7 @@ def _text(s: dict[str, Any]) -> str:
     lines.append(f"body_status: {s['body_status']}")
     lines.append(f"status: {s['status']}" + (f" ({s['status_reason']})" if s.get("status_reason") else ""))
     for g in s.get("ghosts", []):
-        lines.append(f"ghost (node {g['node']}): {g['samples']} samples"
+        lines.append(f"ghost ({'node ' + str(g['node']) if g['node'] is not None else 'direct node'}): {g['samples']} samples"
                      + (f", {g['encoding']}" if g.get("encoding") else "")
                      + (f", {g['first_sample_ms']}..{g['last_sample_ms']} ms" if "first_sample_ms" in g else "")
                      + "".join(f"; ERROR {e}" for e in g.get("errors", [])))
