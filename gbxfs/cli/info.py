@@ -170,12 +170,12 @@ def _text(s: dict[str, Any]) -> str:
              f"header: version {s['header_version']}, format {s['format']}"]
     lines += [f"{k}: {v}" for k, v in summary_pairs(s.get("summary") or {})]
     if s["user_data_size"] is not None:
-        lines.append(f"header chunks: {len(s['header_chunks'])} in {s['user_data_size']} bytes of user data")
+        lines.append(f"header_chunks: {len(s['header_chunks'])} in {s['user_data_size']} bytes of user data")
     for c in s["header_chunks"]:
         lines.append(f"  {c['id']} {c['name'] or '-'} {c['size']} bytes" + (" heavy" if c["heavy"] else "")
                      + (f" ERROR {c['error']}" if c.get("error") else ""))
     lines.append(f"num_nodes: {s['num_nodes']}")
-    lines.append(f"external refs: {len(s['external_refs'])}")
+    lines.append(f"external_refs: {len(s['external_refs'])}")
     for e in s["external_refs"]:
         lines.append(f"  node {e['node_index']}: {e['file'] if e['file'] is not None else 'resource ' + str(e['resource_index'])}")
     b = s["body"]

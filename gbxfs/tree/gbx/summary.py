@@ -12,6 +12,7 @@ import re
 from typing import Any, Iterable
 
 from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.collections import collection_name
 from gbxfs.formats.gbx.model import Labeled
 
 MAP, REPLAY, GHOST = map(classdb.class_id, ("CGameCtnChallenge", "CGameCtnReplayRecord", "CGameCtnGhost"))
@@ -108,6 +109,9 @@ def summary(header, ghost_facts: dict[str, Any] | None = None) -> dict[str, Any]
     decode_header(header)
     if k == "map":
         out = pick(header, MAP_FIELDS)
+        if "environment" in out:      # a collection number (ManiaPlanet on) by its name
+            env = out["environment"]
+            out["environment"] = collection_name(env) or f"unknown collection {env}"
         if isinstance(out.get("name"), str):
             out["name_plain"] = strip_codes(out["name"])
         return out
