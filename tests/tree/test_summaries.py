@@ -59,8 +59,8 @@ def test_map_info_starts_with_the_summary(corpus):
         assert info.startswith("name = "), name
         got = pairs(info)
         desc, common = header_dump(m, "03043002"), header_dump(m, "03043003")
-        assert got["name"] == common["trackName"] and got["uid"] == common["trackUID"]
-        assert got["name_plain"] == strip_codes(common["trackName"]) and "$" not in got["name_plain"]
+        assert got["name"] == common["mapName"] and got["uid"] == common["mapUid"]
+        assert got["name_plain"] == strip_codes(common["mapName"]) and "$" not in got["name_plain"]
         assert got["author"] == common["mapAuthor"] and got["environment"] == common["environment"]
         for medal in ("bronze", "silver", "gold", "author"):
             stored = int(desc[f"{medal}Time"])
@@ -74,7 +74,7 @@ def test_replay_info_has_player_time_and_checkpoints(corpus):
     r = root.children()["Bruno_B13-Obstacle.Replay.gbx"]
     got = pairs(text(r.children()["info.txt"]))
     version = header_dump(r, "03093000")
-    assert got["player"] == version["nickName"].lstrip("\ufeff")
+    assert got["player"] == version["nickname"].lstrip("\ufeff")
     assert not got["player"].startswith("\ufeff")          # the BOM is dropped from decoded values
     assert got["login"] == version["driverLogin"] and got["time_ms"] == version["time"]
     ghost = pairs(text(r.children()["ghost.txt"]))

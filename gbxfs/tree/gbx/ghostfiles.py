@@ -106,7 +106,7 @@ _FACTS = {
                  (0x00D, "ghostNickname"), (0x006, "ghostNickname"), (0x003, "ghostNickname")],
     "login": [(0x00F, "ghostLogin")],
     "ghost_uid": [(0x00E, "ghostUid")],
-    "map_uid": [(0x010, "validateMapUid")],
+    "map_uid": [(0x010, "mapUid")],
     "trigram": [(0x000, "ghostTrigram")],
     "zone": [(0x000, "ghostZone")],
     "club_tag": [(0x000, "ghostClubTag")],

@@ -17,9 +17,13 @@ from gbxfs.formats.gbx.model import Labeled
 
 MAP, REPLAY, GHOST = map(classdb.class_id, ("CGameCtnChallenge", "CGameCtnReplayRecord", "CGameCtnGhost"))
 
-# summary field -> declared field names that carry it, in order of preference
+# summary field -> the declared fields that carry it, in order of preference: one
+# spelling per fact in every declaration (mapUid, mapName, nickname...), so a
+# field lists several names only where different facts stand in for one another
+# (the map's author ident, else its author chunk's login; a replay's driver, else
+# its ghost header's player, else the replay's author)
 MAP_FIELDS: dict[str, tuple[str, ...]] = {
-    "name": ("trackName", "mapName"),
+    "name": ("mapName",),
     "author": ("mapAuthor", "authorLogin"),
     "author_nick": ("authorNick",),
     "environment": ("environment",),
@@ -27,13 +31,13 @@ MAP_FIELDS: dict[str, tuple[str, ...]] = {
     "silver_ms": ("silverTime",),
     "gold_ms": ("goldTime",),
     "author_ms": ("authorTime",),
-    "uid": ("trackUID", "mapUid", "trackUid"),
+    "uid": ("mapUid",),
 }
 REPLAY_FIELDS: dict[str, tuple[str, ...]] = {
-    "player": ("nickName", "ghostNickname", "authorNick"),
+    "player": ("nickname", "ghostNickname", "authorNick"),
     "login": ("driverLogin", "ghostLogin", "authorLogin"),
     "time_ms": ("time", "raceTime"),
-    "map_uid": ("trackUid", "trackUID", "validateMapUid"),
+    "map_uid": ("mapUid",),
 }
 # ghost facts (gbxfs/tree/gbx/ghostfiles.py) that fill what a header lacks
 GHOST_FACTS = {"player": "nickname", "login": "login", "time_ms": "race_time_ms", "map_uid": "map_uid"}

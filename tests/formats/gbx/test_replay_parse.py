@@ -69,9 +69,9 @@ def test_header_xml_matches_header_chunk(corpus):
     for row, g, _ in parsed():
         xml = _xml(g)
         head = _header_values(g, 0x03093000)
-        if not xml or not head.get("trackUid"):
+        if not xml or not head.get("mapUid"):
             continue
-        assert re.search(r'<(?:map|challenge)\b[^>]*\buid="%s"' % re.escape(head["trackUid"]), xml), row["path"]
+        assert re.search(r'<(?:map|challenge)\b[^>]*\buid="%s"' % re.escape(head["mapUid"]), xml), row["path"]
         best = re.search(r'<times\b[^>]*\bbest="(-?\d+)"', xml)
         if best and head.get("time") not in (None, UNSET):
             assert int(best.group(1)) == head["time"], row["path"]
