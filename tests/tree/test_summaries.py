@@ -5,12 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
 from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx.summary import strip_codes
+from gbxfs.tree.gbx.summary import REPLAY, strip_codes, summary
 from gbxfs.tree.pak.entries import PakEntryFile
 from gbxfs.tree.root import build_tree
 from gbxfs.tree.walk import resolve
@@ -198,3 +199,37 @@ def test_replays_csv_has_no_checkpoint_column_as_no_header_carries_them(corpus, 
     assert table and all("checkpoints_ms" not in r for r in table)
     for r in table:      # the index is made of headers: none has a checkpoint field
         assert not [n for n in header_field_names(kids[r["file"]]) if "checkpoint" in n.lower()], r["file"]
+
+
+def test_replay_player_is_the_headers(corpus):
+    """A replay's player is its header's driver when the header carries one, not its
+    first ghost's (they differ in replays whose ghosts are other players')."""
+    checked = 0
+    for folder in REPLAY_FOLDERS:
+        checked += _header_players(corpus / folder)
+    assert checked >= 10
+
+
+def _header_players(folder) -> int:
+    kids = build_tree(str(folder)).children()
+    table = {r["file"]: r for r in rows(kids["replays.csv"])}
+    checked = 0
+    for name, r in table.items():
+        if r["class"] != "replay":
+            continue
+        header = kids[name].children()["header"].children()
+        if not any(n.startswith("03093000") and n.endswith(".txt") for n in header):
+            continue
+        nick = header_dump(kids[name], "03093000").get("nickname", "").lstrip("\ufeff")
+        if not nick:
+            continue
+        assert pairs(text(kids[name].children()["info.txt"]))["player"] == nick == r["player"], name
+        checked += 1
+    return checked
+
+
+def test_header_player_before_the_ghosts():
+    header = SimpleNamespace(class_id=REPLAY, _gbxfs_decoded=True,
+                             chunks=[SimpleNamespace(values={"version": 6, "nickname": "driver"})])
+    got = summary(header, {"nickname": "someone else", "login": "other", "race_time_ms": 7})
+    assert got["player"] == "driver" and got["login"] == "other" and got["time_ms"] == 7
