@@ -40,7 +40,7 @@ from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, ren
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.info import render_info, render_refs
-from gbxfs.tree.gbx.nodenames import node_labels, unique_name
+from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.status import FileStatus, file_status
@@ -188,9 +188,8 @@ class GbxFolder(PartlyListedDir):
         d = self.files.digest()
         nodes = d.nodes
         labels = node_labels([n.index for n in nodes])
-        width = max(3, len(str(max(labels, default=0))))
         for i, n in enumerate(nodes):
-            name = unique_name(f"{labels[i]:0{width}d}.{n.class_name or f'{n.class_id:08X}'}", taken)
+            name = unique_name(node_folder_name(labels[i], n.class_name or f"{n.class_id:08X}"), taken)
             taken.add(name)
             x = {"user.gbx.class_id": f"{n.class_id:08X}".encode()}
             if n.error is not None:
