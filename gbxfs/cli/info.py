@@ -161,14 +161,15 @@ SUMMARIZERS: dict[str, Callable[[str, bytes], dict[str, Any]]] = {
 
 
 def _text(s: dict[str, Any]) -> str:
+    from gbxfs.tree.gbx.info import human_value
     from gbxfs.tree.gbx.summary import summary_pairs
     if s.get("kind") != "gbx":
-        return "\n".join(f"{k}: {v}" for k, v in s.items()) + "\n"
+        return "\n".join(f"{k}: {human_value(v)}" for k, v in s.items()) + "\n"
     lines = [f"path: {s['path']}",
              f"class: {s['class_id']} {s['class_name'] or '(unknown class)'}"
              + (f" (stored as {s['raw_class_id']})" if s["raw_class_id"] != s["class_id"] else ""),
              f"header: version {s['header_version']}, format {s['format']}"]
-    lines += [f"{k}: {v}" for k, v in summary_pairs(s.get("summary") or {})]
+    lines += [f"{k}: {human_value(v)}" for k, v in summary_pairs(s.get("summary") or {})]
     if s["user_data_size"] is not None:
         lines.append(f"header_chunks: {len(s['header_chunks'])} in {s['user_data_size']} bytes of user data")
     for c in s["header_chunks"]:

@@ -152,7 +152,11 @@ def test_no_python_reprs_in_summaries(corpus, coverage_entries, info_json):
 
 
 def test_info_text_has_no_reprs(corpus, coverage_entries, capsys):
+    """`gbxfs info` of every corpus GBX, pak and GP2 file."""
+    from corpusdata import manifest_rows
     paths = [str(corpus / p) for p in sorted(coverage_entries)]
+    paths += sorted(str(p) for p in corpus.rglob("*.pak"))
+    paths += [str(corpus / r["path"]) for r in manifest_rows() if r["kind"] == "gp2"]
     main(["info", *paths])
     out = capsys.readouterr().out
     bad = [line for line in out.splitlines() if ": " in line and REPR.search(line.split(": ", 1)[1].strip())]

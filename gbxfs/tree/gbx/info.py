@@ -7,8 +7,22 @@ from gbxfs.tree.gbx.parse import ParsedBody, ParsedHeader
 from gbxfs.tree.gbx.summary import summary, summary_pairs
 
 
+def human_value(v: object) -> str:
+    """A value as a person reads it, never a Python repr: yes/no, none, a list as
+    `a, b`, a mapping as `k: v, ...`."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return ", ".join(map(human_value, v))
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {human_value(x)}" for k, x in v.items())
+    return str(v)
+
+
 def _lines(pairs: list[tuple[str, object]]) -> bytes:
-    return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
+    return ("\n".join(f"{k} = {human_value(v)}" for k, v in pairs) + "\n").encode("utf-8", "replace")
 
 
 def body_pairs(pb: ParsedBody) -> list[tuple[str, object]]:
@@ -88,7 +102,7 @@ def render_refs(ph: ParsedHeader) -> bytes:
             item.append(("use_file", e.use_file))
         if e.path:
             item.append(("path", e.path))
-        out += b"external:\n" + b"".join(f"  {k} = {v}\n".encode("utf-8", "replace") for k, v in item)
+        out += b"external:\n" + b"".join(f"  {k} = {human_value(v)}\n".encode("utf-8", "replace") for k, v in item)
     return out
 
 
