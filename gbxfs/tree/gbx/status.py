@@ -44,19 +44,22 @@ def _folder(root: Dir, path: str) -> Dir | None:
     return d if isinstance(d, Dir) else None
 
 
-def error_files(root: Dir) -> Iterator[tuple[str, Entry]]:
-    """(folder path, its error.txt) for each folder of a GBX folder holding one."""
+def error_files(root: Dir) -> Iterator[tuple[str, Entry | str]]:
+    """(folder path, its error.txt) for each folder of a GBX folder holding one;
+    (folder path, why) for a folder that cannot be listed at all."""
     for path in ERROR_FOLDERS:
-        d = _folder(root, path)
-        if d is None:
+        try:
+            d = _folder(root, path)
+            f = None if d is None else d.child(ERROR_NAME)
+        except OSError as e:          # a folder answering EIO is no complete part
+            yield path, f"cannot be listed: {e.strerror or e}"
             continue
-        f = d.child(ERROR_NAME)
         if f is not None:
             yield path, f
 
 
-def _first_problem(f: Entry) -> str:
-    v = f.xattrs.get(ERROR_XATTR, b"")
+def _first_problem(f: Entry | str) -> str:
+    v = f if isinstance(f, str) else f.xattrs.get(ERROR_XATTR, b"")
     text = v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
     return " ".join(text.split())      # one line
 
@@ -68,7 +71,8 @@ def file_status(root: Dir, body_status: str | None) -> FileStatus:
     reason = None
     if errs:
         path, f = errs[0]
-        reason = f"{path + '/' if path else ''}{ERROR_NAME}: {_first_problem(f)}"
+        where = f"{path}/" if isinstance(f, str) else f"{path + '/' if path else ''}{ERROR_NAME}"
+        reason = f"{where}: {_first_problem(f)}"
     if body_status is None:
         return FileStatus("failed", reason)
     if body_status != COMPLETE:
