@@ -79,10 +79,10 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
         "kind": "gbx",
         "class_id": f"{h.class_id:08X}",
         "class_name": h.class_name,
-        "raw_class_id": f"{h.raw_class_id:08X}",
+        "stored_class_id": f"{h.raw_class_id:08X}",
         "header_version": h.version,
         "format": h.format_bytes,
-        "user_data_size": h.user_data_size,
+        "header_user_data_size": h.user_data_size,
         "header_chunks": [
             {"id": f"{c.chunk_id:08X}", "name": c.name, "size": c.size, "heavy": c.heavy,
              **({"error": str(c.error)} if c.error else {})}
@@ -106,7 +106,7 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
         out["body"] = {
             "compressed": g.body_data.compressed,
             "compressed_size": g.body_data.compressed_size,
-            "uncompressed_size": g.body_data.uncompressed_size,
+            "size": g.body_data.uncompressed_size,
         }
     if samples:
         out["ghosts"] = [_ghost_samples(x) for x in find_ghosts(nodes)]
@@ -167,11 +167,11 @@ def _text(s: dict[str, Any]) -> str:
         return "\n".join(f"{k}: {human_value(v)}" for k, v in s.items()) + "\n"
     lines = [f"path: {s['path']}",
              f"class: {s['class_id']} {s['class_name'] or '(unknown class)'}"
-             + (f" (stored as {s['raw_class_id']})" if s["raw_class_id"] != s["class_id"] else ""),
+             + (f" (stored as {s['stored_class_id']})" if s["stored_class_id"] != s["class_id"] else ""),
              f"header: version {s['header_version']}, format {s['format']}"]
     lines += [f"{k}: {human_value(v)}" for k, v in summary_pairs(s.get("summary") or {})]
-    if s["user_data_size"] is not None:
-        lines.append(f"header_chunks: {len(s['header_chunks'])} in {s['user_data_size']} bytes of user data")
+    if s["header_user_data_size"] is not None:
+        lines.append(f"header_chunks: {len(s['header_chunks'])} in {s['header_user_data_size']} bytes of user data")
     for c in s["header_chunks"]:
         lines.append(f"  {c['id']} {c['name'] or '-'} {c['size']} bytes" + (" heavy" if c["heavy"] else "")
                      + (f" ERROR {c['error']}" if c.get("error") else ""))
@@ -183,9 +183,9 @@ def _text(s: dict[str, Any]) -> str:
     if b is None:
         lines.append("body: none")
     elif b["compressed"]:
-        lines.append(f"body: LZO {b['compressed_size']} -> {b['uncompressed_size']} bytes")
+        lines.append(f"body: LZO {b['compressed_size']} -> {b['size']} bytes")
     else:
-        lines.append(f"body: {b['uncompressed_size']} bytes, uncompressed")
+        lines.append(f"body: {b['size']} bytes, uncompressed")
     lines.append(f"body_status: {s['body_status']}")
     lines.append(f"status: {s['status']}" + (f" ({s['status_reason']})" if s.get("status_reason") else ""))
     for g in s.get("ghosts", []):

@@ -28,6 +28,11 @@ BY_NAME = {"body": ("nodes",), "": ("ghosts", "embedded")}
 REPR = re.compile(r"^(None|True|False)$|^\[['\"(\d]|^\{'|\bnode None\b|<[\w.]+ object at 0x")
 
 
+# facts info.txt and `gbxfs info --json` both show, under the same name
+SAME_FACTS = ("class_id", "header_version", "format", "num_nodes", "stored_class_id",
+              "header_user_data_size", "body_status", "status")
+
+
 def _text(f) -> str:
     return f.read(0, f.size()).decode("utf-8")
 
@@ -101,6 +106,10 @@ def test_one_status_everywhere_and_complete_iff_no_error_txt(corpus, coverage_en
             continue
         checked += 1
         info = _pairs(_text(gbx.children()["info.txt"]))
+        js = info_json[rel]
+        for k in SAME_FACTS:      # one name for one fact in info.txt and info --json
+            if k in info and str(js.get(k)) != info[k]:
+                problems.append(f"{rel}: {k} info.txt {info[k]} != info --json {js.get(k)}")
         if info.get("status") != e.status:
             problems.append(f"{rel}: info.txt {info.get('status')} != coverage {e.status}")
         errors = error_txt_paths(gbx)
