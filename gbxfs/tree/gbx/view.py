@@ -117,8 +117,9 @@ class GbxFolder(PartlyListedDir):
     def _info(self) -> bytes:
         """info.txt: the summary and the header's facts, then the body's (status,
         counts, errors) and, for a replay or ghost, what the header lacks from the
-        first ghost's chunks (no sample decoded): made when read, its size given
-        by getattr (lazy_size), so listing the folder parses no body."""
+        first ghost's chunks, and the file's status (status.py: a replay's ghost
+        samples decoded for it): made when read, its size given by getattr
+        (lazy_size), so listing the folder parses no body."""
         p = self.p
         ph = p.header()
         h = ph.header
