@@ -77,7 +77,7 @@ def test_replay_info_has_player_time_and_checkpoints(corpus):
     version = header_dump(r, "03093000")
     assert got["player"] == version["nickname"].lstrip("\ufeff")
     assert not got["player"].startswith("\ufeff")          # the BOM is dropped from decoded values
-    assert got["login"] == version["driverLogin"] and got["time_ms"] == version["time"]
+    assert got["login"] == version["login"] and got["time_ms"] == version["raceTime"]
     ghost = pairs(text(r.children()["ghost.txt"]))
     assert got["checkpoints_ms"] == ghost["checkpoints_ms"]
     assert got["checkpoints_ms"].split(", ")[-1] == got["time_ms"]

@@ -34,9 +34,9 @@ MAP_FIELDS: dict[str, tuple[str, ...]] = {
     "uid": ("mapUid",),
 }
 REPLAY_FIELDS: dict[str, tuple[str, ...]] = {
-    "player": ("nickname", "ghostNickname", "authorNick"),
-    "login": ("driverLogin", "ghostLogin", "authorLogin"),
-    "time_ms": ("time", "raceTime"),
+    "player": ("nickname", "authorNick"),
+    "login": ("login", "authorLogin"),
+    "time_ms": ("raceTime",),
     "map_uid": ("mapUid",),
 }
 # ghost facts (gbxfs/tree/gbx/ghostfiles.py) that fill what a header lacks
