@@ -47,9 +47,10 @@ from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.info import render_info, render_refs
-from gbxfs.tree.gbx.nodenames import node_labels, unique_name
+from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
+from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
 from gbxfs.tree.source import ByteSource
@@ -75,6 +76,11 @@ class GbxFolder(PartlyListedDir):
     def summary_header(self):
         """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
         return self.p.header_once().header
+
+    def status(self) -> FileStatus:
+        """The file's one status (status.py): its body's walk and its folders' error.txt."""
+        h = self.p.header_once().header
+        return file_status(self, None if h is None else self.files.digest().status)
 
     # -- the folder ------------------------------------------------------------------------
     def _key(self, *what) -> tuple:
@@ -122,8 +128,9 @@ class GbxFolder(PartlyListedDir):
     def _info(self) -> bytes:
         """info.txt: the summary and the header's facts, then the body's (status,
         counts, errors) and, for a replay or ghost, what the header lacks from the
-        first ghost's chunks (no sample decoded): made when read, its size given
-        by getattr (lazy_size), so listing the folder parses no body."""
+        first ghost's chunks, and the file's status (status.py: a replay's ghost
+        samples decoded for it): made when read, its size given by getattr
+        (lazy_size), so listing the folder parses no body."""
         p = self.p
         ph = p.header()
         h = ph.header
@@ -135,7 +142,7 @@ class GbxFolder(PartlyListedDir):
         if h is not None and may_hold_mesh(h.class_id):
             folders += (MESH_FOLDER,)
         return render_info(p.source.size, ph, self.files.digest().info, self._ghost_facts(h),
-                           getattr(p.source, "proof", None), folders)
+                           getattr(p.source, "proof", None), folders, self.status())
 
     def _ghost_facts(self, h) -> dict | None:
         """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""
@@ -197,9 +204,8 @@ class GbxFolder(PartlyListedDir):
         d = self.files.digest()
         nodes = d.nodes
         labels = node_labels([n.index for n in nodes])
-        width = max(3, len(str(max(labels, default=0))))
         for i, n in enumerate(nodes):
-            name = unique_name(f"{labels[i]:0{width}d}.{n.class_name or f'{n.class_id:08X}'}", taken)
+            name = unique_name(node_folder_name(labels[i], n.class_name or f"{n.class_id:08X}"), taken)
             taken.add(name)
             x = {"user.gbx.class_id": f"{n.class_id:08X}".encode()}
             if n.error is not None:
