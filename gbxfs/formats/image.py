@@ -55,7 +55,7 @@ def to_png(data: bytes, *, size: int | None = None, flip: bool = False) -> bytes
     except UnidentifiedImageError:
         what = f"DDS ({_dds_format(data)})" if is_dds(data) else "image"
         raise ImageError(f"Pillow cannot decode this {what}") from None
-    except Exception as e:            # Pillow reports unsupported layouts with several types
+    except Exception as e:  # noqa: BLE001 - Pillow reports unsupported layouts with several types
         what = f"DDS pixel format {_dds_format(data)}" if is_dds(data) else "image"
         raise ImageError(f"cannot decode the {what}: {type(e).__name__}: {e}") from None
     with im:
@@ -64,7 +64,7 @@ def to_png(data: bytes, *, size: int | None = None, flip: bool = False) -> bytes
             raise ImageError(f"{im.format} image of {w}x{h} pixels: more than {MAX_PIXELS} pixels or empty")
         try:
             im.load()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - the library signals bad data with many exception types
             raise ImageError(f"cannot decode the {im.format} image of {w}x{h}: {type(e).__name__}: {e}") from None
         if flip:
             im = im.transpose(Image.Transpose.FLIP_TOP_BOTTOM)

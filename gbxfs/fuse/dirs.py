@@ -35,7 +35,7 @@ class DirectoryOps:
             fh = next(self._fh)
             self._dirs[fh] = DirHandle(node, entry)
             return fh
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a handler's contract: EIO and one log line
             raise failure("opendir", (inode,), e) from None
 
     async def readdir(self, fh, start_id, token):
@@ -58,7 +58,7 @@ class DirectoryOps:
                 pos += 1
             if pos < len(h.rows.names) + 2:
                 await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a handler's contract: EIO and one log line
             raise failure("readdir", (fh, start_id), e) from None
 
     async def releasedir(self, fh):

@@ -30,7 +30,7 @@ def handler(fn: Callable) -> Callable:
             log.debug("%s%s", name, brief(args))
         try:
             return await fn(self, *args)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a handler's contract: EIO and one log line
             raise failure(name, args, e) from None
     return guarded
 

@@ -191,7 +191,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
                 inodes.add_leaves(dirnode, leaves)
                 leaves.clear()
             batch = [rows.at(j) for j in range(k, min(k + READDIR_BATCH, len(names)))]
-            got = await work(lambda: [None if e.lazy_size else file_size(e) for e in batch])
+            got = await work(lambda batch=batch: [None if e.lazy_size else file_size(e) for e in batch])
             sizes = dict(zip(range(pos, pos + len(got)), got))
             size = sizes[pos]
         node = full(ino)

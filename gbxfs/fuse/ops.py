@@ -67,7 +67,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         (it would end the mount's event loop)."""
         try:
             await self._work(fn, *args)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a handler's contract: EIO and one log line
             log_failure(log, e, "background %s failed", getattr(fn, "__qualname__", fn))
 
     def _node(self, inode: int) -> Inode:
@@ -201,7 +201,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         try:
             for inode, count in inode_list:
                 self.inodes.forget(inode, count)
-        except Exception as e:  # forget must not raise
+        except Exception as e:  # noqa: BLE001 - forget must not raise
             log_failure(log, e, "forget failed")
 
     @handler

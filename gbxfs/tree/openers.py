@@ -50,7 +50,7 @@ class Opener:
         if self.probe is not None:
             try:
                 return bool(self.probe(name, source))
-            except Exception as e:  # a probe bug must not hide the file: show it plain
+            except Exception as e:  # noqa: BLE001 - a probe bug must not hide the file: show it plain
                 log_failure(log, e, "%s probe failed on %s", self.kind, name)
                 return False
         return True
@@ -110,7 +110,7 @@ class ViewDir(Dir):
         view = self.view()
         try:
             return view.children()
-        except Exception as e:   # a view whose listing fails is replaced by the error folder
+        except Exception as e:  # noqa: BLE001 - a view whose listing fails is replaced by the error folder
             with self._lock:
                 if self._view is view:
                     self._view = self._error_view(e)
@@ -142,7 +142,7 @@ class ViewDir(Dir):
             if not isinstance(view, Dir):
                 raise TypeError(f"the {self.kind} view returned {type(view).__name__}, not a folder")
             return view
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - one bad file never takes the folder down
             return self._error_view(e)
 
     def _error_view(self, e: Exception) -> Dir:

@@ -2,6 +2,8 @@
 (docs/formats/mount.md, "Text files"), so `grep -r authorTime` finds answers."""
 from __future__ import annotations
 
+import math
+
 import struct
 from json.encoder import encode_basestring   # what json.dumps(s, ensure_ascii=False) does to a str
 from typing import Any
@@ -26,7 +28,7 @@ def f32_repr(x: float) -> str:
     s = _F32_MEMO.get(x) if x else None
     if s is None:
         s = _f32_shortest(x)
-        if x and x == x:        # as keys 0.0 == -0.0 and NaN != NaN: neither is remembered
+        if x and not math.isnan(x):        # as keys 0.0 == -0.0 and NaN != NaN: neither is remembered
             if len(_F32_MEMO) >= _F32_MEMO_MAX:
                 _F32_MEMO.clear()
             _F32_MEMO[x] = s
@@ -34,7 +36,7 @@ def f32_repr(x: float) -> str:
 
 
 def _f32_shortest(x: float) -> str:
-    if x != x or x in (float("inf"), float("-inf")):
+    if math.isnan(x) or math.isinf(x):
         return repr(x)
     pack = _F32.pack
     packed = pack(x)

@@ -83,7 +83,7 @@ def read_header(r: GbxReader, *, refs: bool = True) -> GbxHeader:
     try:
         return _read_header(r, refs)
     except GbxError as e:
-        raise e.add_context(where="header")
+        raise e.add_context(where="header") from None
 
 
 def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
@@ -163,7 +163,7 @@ def _read_refs(r: GbxReader, version: int, num_nodes: int) -> RefTable:
     try:
         return _read_refs_inner(r, version, num_nodes)
     except GbxError as e:
-        raise e.add_context(where="reference table")
+        raise e.add_context(where="reference table") from None
 
 
 def _read_refs_inner(r: GbxReader, version: int, num_nodes: int) -> RefTable:

@@ -104,7 +104,7 @@ def input_log(node: Node) -> InputLog | None:
         try:
             events = decode_events(validation)
         except GbxError as e:
-            raise e.add_context(chunk_id=chunk_id, node=node.index)
+            raise e.add_context(chunk_id=chunk_id, node=node.index) from None
         return InputLog(chunk_id, events, validation.get("validateExeVersion") or "")
     return None
 

@@ -136,7 +136,7 @@ class NodeWalker:
             try:
                 raw_id = r.chunk_id()
             except GbxError as e:
-                raise _walker_error(e.add_context(node=node_label(node), where="body"))
+                raise _walker_error(e.add_context(node=node_label(node), where="body")) from None
             if raw_id == END_MARKER:
                 node.complete = True
                 return
@@ -173,7 +173,7 @@ class NodeWalker:
                 try:
                     r.chunk_id()
                 except GbxError as e:
-                    raise _walker_error(e.add_context(node=node_label(node), where="body"))
+                    raise _walker_error(e.add_context(node=node_label(node), where="body")) from None
             raw_id = _u32(buf, p)[0]
             p += 4
             if raw_id == END_MARKER:
@@ -274,7 +274,7 @@ def _skippable(r: GbxReader, node: Node, cid: int, stored_id: int | None, decl: 
     try:
         size = r.u32()
     except GbxError as e:
-        raise _walker_error(e.add_context(chunk_id=cid, node=node_label(node), where="body"))
+        raise _walker_error(e.add_context(chunk_id=cid, node=node_label(node), where="body")) from None
     start = r.tell()
     if r.remaining is not None and size > r.remaining:
         err = GbxError(f"skippable chunk size {size} exceeds the {r.remaining} bytes left",

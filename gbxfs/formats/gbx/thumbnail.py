@@ -56,7 +56,7 @@ def flip_jpeg(data: bytes) -> bytes:
             return out.getvalue()
     except GbxError:
         raise
-    except Exception as e:  # Pillow signals bad data with many exception types
+    except Exception as e:  # noqa: BLE001 - Pillow signals bad data with many exception types
         raise GbxError(f"thumbnail JPEG could not be decoded: {type(e).__name__}: {e}") from None
 
 

@@ -59,7 +59,7 @@ class Lz4Inflater:
         data = self._pull(n)
         try:
             out = self._lz4.decompress(data, uncompressed_size=BLOCK_OUT, dict=self._history)
-        except Exception as e:   # lz4.block.LZ4BlockError: corrupt data or a wrong key
+        except Exception as e:  # noqa: BLE001 - lz4.block.LZ4BlockError: corrupt data or a wrong key
             raise PakError(f"LZ4 data is corrupt after {self.produced} bytes: {e}") from None
         if not out:
             raise PakError(f"empty LZ4 block after {self.produced} bytes")

@@ -169,7 +169,7 @@ class DecryptAhead:
                 self._next = at + min(IN_PIECE, self._size - at)
             try:
                 data = self._plain_at(at, self._next - at)
-            except Exception:   # the caller's own decryption reports it
+            except Exception:  # noqa: BLE001 - the caller's own decryption reports it
                 self.stop()
                 return
             with cond:

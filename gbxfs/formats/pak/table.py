@@ -294,7 +294,7 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
         # every record wholly in `raw` whose name is neither empty nor too long, in as
         # short a step as can be (a pak may list a million files)
         limit = have - 8
-        for i in range(i, count):
+        for i in range(i, count):   # noqa: B007, B020 - i goes on from where it was, and is read after the loop
             if pos > limit:
                 break
             f, n = head(raw, pos)

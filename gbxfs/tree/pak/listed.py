@@ -60,7 +60,7 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
                 sizes[k] = -1
                 named_gbx.append(names[k])
             else:                   # BAD: made now, so that an unreadable file shows in error.txt at once
-                rows.at(k).entry
+                _ = rows.at(k).entry
     # maps.csv / replays.csv under names no archive entry has: only GBX folders can be
     # maps or replays (tree/gbx/index.py class_id_of), so a listing without any is not scanned
     if named_gbx:
@@ -125,7 +125,7 @@ def _file_by_file(tree, node: int, table: FileTable, index: PakIndex, extras: li
             return make_gbx(name, i)
         e = PakEntryFile(name, tree, i, size, mtime_ns=mtime)
         if bad(size, stored_size, offset, flags):
-            e.entry         # made now: an unreadable file shows in error.txt at once
+            _ = e.entry     # made now: an unreadable file shows in error.txt at once
         return e
 
     kids: dict[str, Entry] = {e.name: e for e in extras}

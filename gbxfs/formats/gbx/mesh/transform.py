@@ -41,5 +41,5 @@ def compose(outer: Affine, inner: Affine) -> Affine:
 def apply(m: Affine, pts: list[Vec3]) -> list[Vec3]:
     if m == IDENTITY:
         return pts
-    (a, b, c, d), (e, f, g, h), (i, j, k, l) = m
-    return [(a * x + b * y + c * z + d, e * x + f * y + g * z + h, i * x + j * y + k * z + l) for x, y, z in pts]
+    (a, b, c, d), (e, f, g, h), (i, j, k, t) = m
+    return [(a * x + b * y + c * z + d, e * x + f * y + g * z + h, i * x + j * y + k * z + t) for x, y, z in pts]
