@@ -105,34 +105,74 @@ class CachedDir(Dir):
     again by `load` after eviction. Entries made again are new objects with the
     same names, sizes and content."""
 
-    __slots__ = ("_cache", "_key", "_pinned")
+    __slots__ = ("_cache", "_listing_key", "_pinned")
 
     def __init__(self, name: str, cache: ByteLRU, key: Hashable, load: Callable[[], Iterable[Entry]], **kw):
         super().__init__(name, load=load, **kw)
-        self._cache, self._key = cache, key
+        self._cache, self._listing_key = cache, key
         self._pinned: Mapping[str, Entry] | None = None
 
     def children(self) -> Mapping[str, Entry]:
         kids, self._pinned = self._pinned, None
         if kids is None:
-            kids = self._cache.get(self._key)
+            kids = self._cache.get(self._listing_key)
         if kids is None:
             with self._lock:
-                kids = self._cache.get(self._key)
+                kids = self._cache.get(self._listing_key)
                 if kids is None:
                     kids = {c.name: c for c in self._load()}
-                    self._cache.put(self._key, kids, ENTRY_COST * len(kids) + ITEM_OVERHEAD)
+                    self._cache.put(self._listing_key, kids, ENTRY_COST * len(kids) + ITEM_OVERHEAD)
         return kids
 
     def loaded(self) -> bool:
         # The FUSE layer lists on the event loop when this says True: keep the
         # listing until that next children() call, so that an eviction by another
         # thread in between cannot turn it into a parse on the loop.
-        self._pinned = self._cache.get(self._key)
+        self._pinned = self._cache.get(self._listing_key)
         return self._pinned is not None
 
     def peek(self) -> Mapping[str, Entry] | None:
-        return self._cache.get(self._key)
+        return self._cache.get(self._listing_key)
+
+
+class CachedPartlyListedDir(CachedDir):
+    """A CachedDir some of whose children are found by name (child) but not listed
+    (children), like model.PartlyListedDir: the cache keeps both mappings."""
+
+    __slots__ = ("_unlisted",)
+
+    def __init__(self, name: str, cache: ByteLRU, key: Hashable, load: Callable[[], Iterable[Entry]],
+                 unlisted: frozenset[str], **kw):
+        super().__init__(name, cache, key, load, **kw)
+        self._unlisted = unlisted
+
+    @property
+    def unlisted(self) -> frozenset[str]:
+        return self._unlisted
+
+    def _both(self) -> tuple[Mapping[str, Entry], Mapping[str, Entry]]:
+        """(listed, every child), from the pinned listing, the cache or `load`."""
+        both, self._pinned = self._pinned, None
+        if both is None:
+            both = self._cache.get(self._listing_key)
+        if both is None:
+            with self._lock:
+                both = self._cache.get(self._listing_key)
+                if both is None:
+                    every = {c.name: c for c in self._load()}
+                    both = ({n: e for n, e in every.items() if n not in self._unlisted}, every)
+                    self._cache.put(self._listing_key, both, ENTRY_COST * len(every) + ITEM_OVERHEAD)
+        return both
+
+    def children(self) -> Mapping[str, Entry]:
+        return self._both()[0]
+
+    def child(self, name: str) -> Entry | None:
+        return self._both()[1].get(name)
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        both = self._cache.get(self._listing_key)
+        return None if both is None else both[0]
 
 
 class LazySliceSource:

@@ -114,17 +114,23 @@ class ViewDir(Dir):
         try:
             return view.children()
         except Exception as e:   # a view whose listing fails is replaced by the error folder
-            with self._lock:
-                if self._view is view:
-                    self._view = self._error_view(e)
-                view = self._view
-            return view.children()
+            return self._replaced(view, e).children()
 
     def child(self, name: str) -> Entry | None:
-        """What the view finds by name, listed or not (a GBX folder's embedded/)."""
-        kids = self.children()           # the view, or the error folder that replaced it
-        view = self._view
-        return view.child(name) if view is not None else kids.get(name)
+        """What the view finds by name, listed or not (a GBX folder's embedded/), in
+        one call: a listing that loaded() pinned is used, not looked up again."""
+        view = self.view()
+        try:
+            return view.child(name)
+        except Exception as e:
+            return self._replaced(view, e).child(name)
+
+    def _replaced(self, view: Dir, e: Exception) -> Dir:
+        """The error folder for a view whose listing failed (once, whoever asks)."""
+        with self._lock:
+            if self._view is view:
+                self._view = self._error_view(e)
+            return self._view
 
     @property
     def unlisted(self) -> frozenset[str]:

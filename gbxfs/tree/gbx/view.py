@@ -27,13 +27,13 @@ bounded by the cache however many files are browsed.
 from __future__ import annotations
 
 import errno
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
+from gbxfs.tree.cached import CachedDir, CachedFile, CachedPartlyListedDir, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
@@ -57,11 +57,16 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
     return GbxFolder(name, GbxParse(source, ctx, header_bytes=header_bytes, source_error=error))
 
 
-class GbxFolder(PartlyListedDir):
+class GbxFolder(CachedPartlyListedDir):
+    """The folder; its listing lives in the cache (made again, the same, from the
+    header after eviction), so a walk of thousands of GBX folders keeps only what
+    the cache's bound allows."""
+
     __slots__ = ("p", "files")
 
     def __init__(self, name: str, p: GbxParse):
-        super().__init__(name, self._list_root, BODY_FOLDERS, mtime_ns=p.source.mtime_ns)
+        super().__init__(name, p.ctx.cache, ("gbx.view", p.source, "/"), self._list_root, BODY_FOLDERS,
+                         mtime_ns=p.source.mtime_ns)
         self.p = p
         self.files = BodyFiles(p)       # body/ is served from the body's digest
 
@@ -307,10 +312,20 @@ class HeaderFolder(CachedDir):
 
 class BodyFolder(PartlyListedDir):
     """body/: listed from facts its GBX folder's listing read (no I/O, no parse),
-    so a walk enters it without a worker thread (contract.py lists_from_memory)."""
+    so a walk enters it without a worker thread (contract.py lists_from_memory),
+    and made again on each listing rather than kept (a few objects)."""
 
     __slots__ = ()
     lists_from_memory = True
+
+    def children(self) -> Mapping[str, Entry]:
+        return {c.name: c for c in self._load() if c.name not in self._unlisted}
+
+    def child(self, name: str) -> Entry | None:
+        return next((c for c in self._load() if c.name == name), None)
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        return self.children()      # from memory: the same on every walk (a folder's link count)
 
 
 def _comments_bytes(comments: str) -> bytes:
