@@ -29,7 +29,8 @@ log = logging.getLogger("gbxfs.fuse")
 
 AHEAD = 32          # folders listed ahead per worker-thread visit
 SCAN = 4 * AHEAD    # names looked at after the one asked for
-ORDERS_KEPT = 2     # listings whose positions by name are kept (a parent and a grandparent)
+ORDERS_KEPT = 2     # large listings whose positions by name are kept (a real folder of maps)
+SMALL = 64          # a listing of at most this many names is searched, not remembered
 
 
 def wants_ahead(entry: Entry) -> bool:
@@ -46,6 +47,9 @@ class Ahead:
 
     def _after(self, kids: Mapping[str, Entry], name: str) -> list[str]:
         """The SCAN names after `name` in the listing `kids`."""
+        if len(kids) <= SMALL:      # a GBX folder's own: no need to evict a large one's order
+            names = list(kids)
+            return names[names.index(name) + 1:][:SCAN] if name in kids else []
         order = self._orders.get(id(kids))
         if order is None or order[0] is not kids:
             names = list(kids)
