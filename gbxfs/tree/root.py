@@ -139,6 +139,10 @@ class RealDir(Dir):
         known = self._early.get(name)
         if known is not None and known[1] == sig:
             return known[0]
+        if known is not None and isinstance(known[0], RealDir) and is_dir and known[1][1:3] == sig[1:3]:
+            known[0].access = access_of(target, st)      # the same folder: its access, now (as child())
+            self._early[name] = (known[0], sig)
+            return known[0]
         try:
             entry = self._make(name, st, target, is_dir)
         except OSError:
