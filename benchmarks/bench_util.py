@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,12 +80,16 @@ def unmount(proc: subprocess.Popen, mp) -> None:
 def start_mount(cmd: list[str], mp: str, env: dict | None = None, timeout: float = 60) -> subprocess.Popen:
     """Start a foreground mount command and wait until `mp` is a mount point;
     SystemExit with the daemon's stderr if it exits or takes longer than `timeout`."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # the daemon's log goes to a file: a pipe nobody drains fills up (64 KiB) and then
+    # blocks the daemon's loop on its next log line, hanging every reader
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + timeout
     while not os.path.ismount(mp):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise SystemExit(f"mount failed: {proc.stderr.read().decode(errors='replace')}")
+            log.seek(0)
+            raise SystemExit(f"mount failed: {log.read().decode(errors='replace')}")
         time.sleep(0.1)
     return proc
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from corpusdata import CORPUS, SHARED
-from requires import require_corpus
+from requires import require_corpus, require_fuse
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +21,19 @@ def corpus() -> Path:
 def shared() -> Path:
     require_corpus()
     return SHARED
+
+
+@pytest.fixture
+def mounter(tmp_path):
+    """Real mounts of the test (tests/fuse/mountkit.py), unmounted at its end. Without
+    FUSE the test skips, or fails when GBXFS_REQUIRE_FUSE=1 (set by .ci/run)."""
+    from mountkit import Mounter
+    require_fuse()
+    m = Mounter(tmp_path)
+    try:
+        yield m
+    finally:
+        m.cleanup()
 
 
 def pytest_collection_modifyitems(items):

@@ -7,6 +7,7 @@ reads each command's docstring from its module's source).
 from __future__ import annotations
 
 import importlib
+from typing import Callable
 import sys
 
 from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
@@ -24,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "coverage": "gbxfs.cli.coverage:main",
     "demo": "gbxfs.cli.demo:main",
     "thumbnail": "gbxfs.cli.thumbnail:main",
+    "install-thumbnailer": "gbxfs.cli.install_thumbnailer:main",
 }
 
 

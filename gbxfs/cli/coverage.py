@@ -5,8 +5,9 @@ declarations per class and which of them the files prove (gbxfs.cli.coverage_chu
 The README's coverage sections are these outputs for the corpus
 (tools/readme_coverage.py rewrites them).
 
-"Complete" is `gbxfs info`'s body_status: the walk reached the main node's end marker
-exactly at the end of the body. When DIR holds a MANIFEST.tsv (the shared corpus), its
+"Complete" is the file's one status (gbxfs/tree/gbx/status.py), the same as
+`gbxfs info`'s and its info.txt's: header chunks, reference table and every body node
+decode with nothing left over, and no folder of the file holds an error.txt. When DIR holds a MANIFEST.tsv (the shared corpus), its
 `kind` column and its notes ("game≈TM Sunrise", "TMNF ...") are used; otherwise the
 kind comes from the main class and the generation from the file
 (gbxfs.formats.gbx.generation). Files that are not GBX (GP2 tracks, raw chunk dumps)
@@ -29,6 +30,7 @@ from typing import Callable
 
 from gbxfs.cli import coverage_chunks
 from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+from gbxfs.cli.info import file_status
 from gbxfs.cli.progress import bar
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx import classdb, generation
@@ -82,7 +84,8 @@ def examine(data: bytes, rel: str, row: dict[str, str] | None,
         proofs.add(g, rel)
     kind = kind or KIND_BY_CLASS.get(g.header.class_id, "other")
     gen = gen or generation.infer(g)
-    return Entry(rel, kind, gen, g.body.status, str(g.body.error) if g.body.error else None)
+    st = file_status(rel.rsplit("/", 1)[-1], data, g)
+    return Entry(rel, kind, gen, st.status, st.reason)
 
 
 def scan(root: Path, proofs: ChunkProofs | None = None, parse: Parse | None = None,

@@ -19,6 +19,9 @@ with O_NOFOLLOW, temporary files are created with O_EXCL under unique names.
 Unverifiable entries (and paks that cannot be opened) are reported and
 skipped; the exit code is then 1. The last line gives the totals: files and
 bytes written, files skipped as identical, not overwritten, failed.
+--png also writes NAME.dds.png beside every NAME.dds written (or kept as
+identical), decoded by Pillow (formats/image.py); a texture it cannot decode
+is reported as failed and gets no PNG.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from typing import Iterator, Mapping
 
 from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from gbxfs.cli.progress import bar, say
+from gbxfs.formats import image
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
@@ -44,9 +48,10 @@ from gbxfs.tree.source import FileSource
 class Report:
     """What became of each entry, the progress bar, and the totals at the end."""
 
-    def __init__(self, quiet: bool, force: bool = False):
+    def __init__(self, quiet: bool, force: bool = False, png: bool = False):
         self.quiet = quiet
         self.force = force
+        self.png = png          # --png: a PNG beside every .dds written (or kept as identical)
         self.written = 0
         self.bytes = 0
         self.identical = 0
@@ -172,8 +177,11 @@ def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: st
     """Stream the entry into a new, uniquely named temporary file (O_EXCL: never an
     existing file or link) and rename it over `name` once it is verified; a file
     already there is compared first (_kept)."""
+    identical = rep.identical
     try:
         if _kept(f, parent, name, rep, label):
+            if rep.identical > identical:
+                _png_beside(parent, name, rep, label)
             return
     except PakError as e:
         rep.fail(label, e.reason)
@@ -206,6 +214,40 @@ def _write_entry(f: PakEntryFile, parent: int, name: str, rep: Report, label: st
         _unlink_at(parent, tmp)
         raise
     rep.ok(label, size, f.entry.unproven)
+    _png_beside(parent, name, rep, label)
+
+
+def _png_beside(parent: int, name: str, rep: Report, label: str) -> None:
+    """--png: `name`.png beside a .dds just written, decoded by formats/image.py; a
+    texture it cannot decode is reported (no PNG: never a wrong picture)."""
+    if not (rep.png and name.lower().endswith(".dds")):
+        return
+    out, label = name + ".png", label + ".png"
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    with os.fdopen(fd, "rb") as dds:
+        try:
+            png = image.to_png(dds.read())
+        except image.ImageError as e:
+            rep.fail(label, f"no PNG: {e}")
+            return
+    try:
+        st = os.stat(out, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode) and not rep.force:
+        fd = os.open(out, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        with os.fdopen(fd, "rb") as have:
+            same = have.read(len(png) + 1) == png
+        return rep.same(label) if same else rep.refuse(label, "a different file is there")
+    tmp = f".gbxfs-part.{secrets.token_hex(8)}"
+    try:
+        with os.fdopen(os.open(tmp, _NEW_FILE, 0o666, dir_fd=parent), "wb") as w:
+            w.write(png)
+        os.replace(tmp, out, src_dir_fd=parent, dst_dir_fd=parent)
+    except BaseException:
+        _unlink_at(parent, tmp)
+        raise
+    rep.ok(label, len(png))
 
 
 def _unlink_at(parent: int, name: str) -> None:
@@ -307,6 +349,7 @@ def main(argv: list[str]) -> int:
                    help="replace files already in DEST that differ (default: keep them and say so)")
     p.add_argument("--verified-only", action="store_true",
                    help="skip entries no checksum can prove (stored or LZ4) instead of writing them")
+    p.add_argument("--png", action="store_true", help="also write NAME.dds.png beside every NAME.dds")
     p.add_argument("-q", "--quiet", action="store_true", help="do not list the files written")
     try:
         args = p.parse_args(argv)
@@ -334,7 +377,7 @@ def main(argv: list[str]) -> int:
     ctx = TreeContext(gbx_mode="file", typed_names=args.typed_names, short_names=False,
                       packlist_path=os.path.abspath(args.packlist) if args.packlist else None,
                       verified_only=args.verified_only)
-    rep = Report(args.quiet, force=args.force)
+    rep = Report(args.quiet, force=args.force, png=args.png)
     try:
         for pak in paks:
             under = os.path.relpath(os.path.dirname(pak), args.source) if pak != args.source else os.curdir

@@ -79,10 +79,10 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
         "kind": "gbx",
         "class_id": f"{h.class_id:08X}",
         "class_name": h.class_name,
-        "raw_class_id": f"{h.raw_class_id:08X}",
+        "stored_class_id": f"{h.raw_class_id:08X}",
         "header_version": h.version,
         "format": h.format_bytes,
-        "user_data_size": h.user_data_size,
+        "header_user_data_size": h.user_data_size,
         "header_chunks": [
             {"id": f"{c.chunk_id:08X}", "name": c.name, "size": c.size, "heavy": c.heavy,
              **({"error": str(c.error)} if c.error else {})}
@@ -100,11 +100,13 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
         "body_status": g.body.status,
         "error": str(g.body.error) if g.body.error else None,
     }
+    st = file_status(os.path.basename(path), data, g)
+    out["status"], out["status_reason"] = st.status, st.reason
     if g.body_data is not None:
         out["body"] = {
             "compressed": g.body_data.compressed,
             "compressed_size": g.body_data.compressed_size,
-            "uncompressed_size": g.body_data.uncompressed_size,
+            "size": g.body_data.uncompressed_size,
         }
     if samples:
         out["ghosts"] = [_ghost_samples(x) for x in find_ghosts(nodes)]
@@ -112,6 +114,20 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
     if g.body_data is None and g.body.error is not None or isinstance(g.body.error, Truncated):
         out["bad_input"] = True
     return out
+
+
+def file_status(name: str, data: bytes, g=None):
+    """The file's one status (gbxfs/tree/gbx/status.py), as its folder in the tree
+    shows it: the file opened as that folder, over its bytes. `g`: the file's
+    gbx.parse, whose body walk the folder then takes instead of walking again."""
+    from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.gbx.view import open_gbx
+    from gbxfs.tree.source import BytesSource
+
+    folder = open_gbx(name, BytesSource(data), TreeContext())
+    if g is not None and g.body_data is not None and g.body_data.data and g.body.status != "absent":
+        folder.p.seed_body(g.body_data, g.body)
+    return folder.status()
 
 
 def _ghost_samples(g) -> dict[str, Any]:
@@ -145,33 +161,35 @@ SUMMARIZERS: dict[str, Callable[[str, bytes], dict[str, Any]]] = {
 
 
 def _text(s: dict[str, Any]) -> str:
+    from gbxfs.tree.gbx.info import human_value
     from gbxfs.tree.gbx.summary import summary_pairs
     if s.get("kind") != "gbx":
-        return "\n".join(f"{k}: {v}" for k, v in s.items()) + "\n"
+        return "\n".join(f"{k}: {human_value(v)}" for k, v in s.items()) + "\n"
     lines = [f"path: {s['path']}",
              f"class: {s['class_id']} {s['class_name'] or '(unknown class)'}"
-             + (f" (stored as {s['raw_class_id']})" if s["raw_class_id"] != s["class_id"] else ""),
+             + (f" (stored as {s['stored_class_id']})" if s["stored_class_id"] != s["class_id"] else ""),
              f"header: version {s['header_version']}, format {s['format']}"]
-    lines += [f"{k}: {v}" for k, v in summary_pairs(s.get("summary") or {})]
-    if s["user_data_size"] is not None:
-        lines.append(f"header chunks: {len(s['header_chunks'])} in {s['user_data_size']} bytes of user data")
+    lines += [f"{k}: {human_value(v)}" for k, v in summary_pairs(s.get("summary") or {})]
+    if s["header_user_data_size"] is not None:
+        lines.append(f"header_chunks: {len(s['header_chunks'])} in {s['header_user_data_size']} bytes of user data")
     for c in s["header_chunks"]:
         lines.append(f"  {c['id']} {c['name'] or '-'} {c['size']} bytes" + (" heavy" if c["heavy"] else "")
                      + (f" ERROR {c['error']}" if c.get("error") else ""))
-    lines.append(f"numNodes: {s['num_nodes']}")
-    lines.append(f"external refs: {len(s['external_refs'])}")
+    lines.append(f"num_nodes: {s['num_nodes']}")
+    lines.append(f"external_refs: {len(s['external_refs'])}")
     for e in s["external_refs"]:
         lines.append(f"  node {e['node_index']}: {e['file'] if e['file'] is not None else 'resource ' + str(e['resource_index'])}")
     b = s["body"]
     if b is None:
         lines.append("body: none")
     elif b["compressed"]:
-        lines.append(f"body: LZO {b['compressed_size']} -> {b['uncompressed_size']} bytes")
+        lines.append(f"body: LZO {b['compressed_size']} -> {b['size']} bytes")
     else:
-        lines.append(f"body: {b['uncompressed_size']} bytes, uncompressed")
+        lines.append(f"body: {b['size']} bytes, uncompressed")
     lines.append(f"body_status: {s['body_status']}")
+    lines.append(f"status: {s['status']}" + (f" ({s['status_reason']})" if s.get("status_reason") else ""))
     for g in s.get("ghosts", []):
-        lines.append(f"ghost (node {g['node']}): {g['samples']} samples"
+        lines.append(f"ghost ({'node ' + str(g['node']) if g['node'] is not None else 'direct node'}): {g['samples']} samples"
                      + (f", {g['encoding']}" if g.get("encoding") else "")
                      + (f", {g['first_sample_ms']}..{g['last_sample_ms']} ms" if "first_sample_ms" in g else "")
                      + "".join(f"; ERROR {e}" for e in g.get("errors", [])))

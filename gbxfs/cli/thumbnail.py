@@ -64,16 +64,19 @@ def main(argv: list[str]) -> int:
         sys.stdout.buffer.write(png)
         sys.stdout.buffer.flush()
         return EXIT_OK
-    tmp = f"{args.output}.tmp{os.getpid()}"
+    # written in place, not renamed over: a thumbnail service may hand over an
+    # output file it holds open and read the PNG back through that descriptor
+    opened = False
     try:
-        with open(tmp, "wb") as f:
+        with open(args.output, "wb") as f:
+            opened = True
             f.write(png)
-        os.replace(tmp, args.output)
     except OSError as e:
         print(f"gbxfs thumbnail: {args.output}: {e.strerror or e}", file=sys.stderr)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if opened:
+            try:
+                os.unlink(args.output)      # never leave half a PNG
+            except OSError:
+                pass
         return EXIT_NOT_FOUND
     return EXIT_OK

@@ -11,21 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mountkit import Mounter
-from requires import require_fuse
 
 pytestmark = pytest.mark.mount
 BIN = Path(sys.executable).parent
-
-
-@pytest.fixture
-def mounter(tmp_path):
-    require_fuse()
-    m = Mounter(tmp_path)
-    try:
-        yield m
-    finally:
-        m.cleanup()
 
 
 def test_every_hint_of_the_demo_runs_as_printed(mounter, tmp_path):

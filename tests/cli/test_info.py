@@ -57,7 +57,7 @@ def test_json_summary_for_several_files(replay, tmp_path, capsys):
     assert s["header_version"] == 6 and s["format"] == "BUCR"
     assert s["header_chunks"][0]["id"] == "03093000" and s["header_chunks"][0]["size"] > 0
     assert s["num_nodes"] >= 1 and s["external_refs"] == []
-    assert s["body"]["compressed"] and s["body"]["uncompressed_size"] > 0
+    assert s["body"]["compressed"] and s["body"]["size"] > 0
     assert s["body_status"] == "complete"
     assert "userDataSize" in out[1]["error"]
 

@@ -8,22 +8,11 @@ import subprocess
 
 import pytest
 
-from mountkit import GBXFS, TIMEOUT, Mounter, gbxfs, wait_until
-from requires import require_fuse
+from mountkit import GBXFS, TIMEOUT, gbxfs, wait_until
 from gbxfs.cli.mount import ready_line
 from gbxfs.fuse.mountinfo import find_mount
 
 pytestmark = pytest.mark.mount
-
-
-@pytest.fixture
-def mounter(tmp_path):
-    require_fuse()
-    m = Mounter(tmp_path)
-    try:
-        yield m
-    finally:
-        m.cleanup()
 
 
 @pytest.fixture

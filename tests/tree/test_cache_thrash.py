@@ -260,7 +260,7 @@ def test_a_made_value_not_kept_counts_until_it_is_garbage():
 
 
 # made from a replay's ghosts, a costly value of their own (not from the digest)
-GHOST_FILES = ("ghost.csv", "ghost.txt", "ghosts", "info.txt")
+GHOST_FILES = ("ghost.csv", "ghost.txt", "ghost.svg", "inputs.csv", "inputs.txt", "ghosts", "info.txt")
 
 
 def _everything(d, prefix=""):

@@ -8,12 +8,13 @@ from gbxfs.formats.gbx.writer import W, build_gbx, node_body
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.source import BytesSource
+from gbxfs.tree.walk import resolve
 
 
 def _error_txt(data: bytes) -> str:
     d = open_gbx("x.SystemConfig.Gbx", BytesSource(data), TreeContext())
-    d.children()["info.txt"].size()                      # parses the body
-    return d.children()["error.txt"].read(0, 1 << 16).decode()
+    # the body walk's problems are in body/nodes/error.txt (a GBX folder is listed from its header)
+    return resolve(d, "body/nodes/error.txt").read(0, 1 << 16).decode()
 
 
 def test_a_chunk_error_in_an_inline_node_names_its_class():

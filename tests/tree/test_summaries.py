@@ -11,7 +11,7 @@ import pytest
 
 from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx.summary import REPLAY, REPLAY_COLUMNS, row, strip_codes
+from gbxfs.tree.gbx.summary import REPLAY, strip_codes, summary
 from gbxfs.tree.pak.entries import PakEntryFile
 from gbxfs.tree.root import build_tree
 from gbxfs.tree.walk import resolve
@@ -60,8 +60,8 @@ def test_map_info_starts_with_the_summary(corpus):
         assert info.startswith("name = "), name
         got = pairs(info)
         desc, common = header_dump(m, "03043002"), header_dump(m, "03043003")
-        assert got["name"] == common["trackName"] and got["uid"] == common["trackUID"]
-        assert got["name_plain"] == strip_codes(common["trackName"]) and "$" not in got["name_plain"]
+        assert got["name"] == common["mapName"] and got["uid"] == common["mapUid"]
+        assert got["name_plain"] == strip_codes(common["mapName"]) and "$" not in got["name_plain"]
         assert got["author"] == common["mapAuthor"] and got["environment"] == common["environment"]
         for medal in ("bronze", "silver", "gold", "author"):
             stored = int(desc[f"{medal}Time"])
@@ -75,9 +75,9 @@ def test_replay_info_has_player_time_and_checkpoints(corpus):
     r = root.children()["Bruno_B13-Obstacle.Replay.gbx"]
     got = pairs(text(r.children()["info.txt"]))
     version = header_dump(r, "03093000")
-    assert got["player"] == version["nickName"].lstrip("\ufeff")
+    assert got["player"] == version["nickname"].lstrip("\ufeff")
     assert not got["player"].startswith("\ufeff")          # the BOM is dropped from decoded values
-    assert got["login"] == version["driverLogin"] and got["time_ms"] == version["time"]
+    assert got["login"] == version["login"] and got["time_ms"] == version["raceTime"]
     ghost = pairs(text(r.children()["ghost.txt"]))
     assert got["checkpoints_ms"] == ghost["checkpoints_ms"]
     assert got["checkpoints_ms"].split(", ")[-1] == got["time_ms"]
@@ -103,13 +103,17 @@ def test_maps_csv_one_row_per_map(corpus):
             assert r[col] == info.get(col, "").replace("unset", ""), (r["file"], col)
 
 
-def test_maps_csv_needs_no_body(corpus, tmp_path):
+def test_maps_csv_status_is_the_files_status(corpus, tmp_path):
     shutil.copytree(corpus / TRACKS, tmp_path / "t")
     ctx = TreeContext()
     root = build_tree(str(tmp_path / "t"), ctx)
-    table = rows(root.children()["maps.csv"])
-    assert table
+    kids = root.children()
+    # listing the folder reads no body; the index's status column needs each body
     assert not [k for k in ctx.cache._items if isinstance(k, tuple) and k and k[0] == "gbx.body"]
+    table = rows(kids["maps.csv"])
+    assert table and all(r["status"] for r in table)
+    for r in table:
+        assert r["status"] == pairs(text(kids[r["file"]].children()["info.txt"]))["status"], r["file"]
 
 
 def test_replays_csv(corpus):
@@ -134,7 +138,7 @@ def test_no_index_without_gbx_and_source_files_never_hidden(corpus, tmp_path):
     assert text(kids["maps~3.csv"]).startswith("file,name,")
 
 
-def test_pak_folders_get_the_index_from_metadata(corpus, tmp_path):
+def test_pak_folders_get_the_index(corpus, tmp_path):
     files = [PakFile(f"Tracks/{p.name}", p.read_bytes()) for p in sorted((corpus / TRACKS).iterdir())]
     files.append(PakFile("Tracks/maps.csv", b"an archive file\n"))
     files.append(PakFile("Other/readme.txt", b"no maps here\n"))
@@ -144,10 +148,10 @@ def test_pak_folders_get_the_index_from_metadata(corpus, tmp_path):
     assert set(pak.children()["Other"].children()) == {"readme.txt"}
     assert isinstance(tracks["maps.csv"], PakEntryFile) and text(tracks["maps.csv"]) == "an archive file\n"
     index = tracks["maps~2.csv"]
-    table = rows(index)
-    assert [r["file"] for r in table] == [f.path.split("/")[-1] for f in files[:len(table)]]
-    # from the metadata section alone: no entry was decrypted for it
+    # listed from the metadata section alone: no entry was decrypted for the listing
     assert not [n for n, d in tracks.items() if n.endswith(".Gbx") and d._entry.checked]
+    table = rows(index)      # the status column needs each entry's bytes
+    assert [r["file"] for r in table] == [f.path.split("/")[-1] for f in files[:len(table)]]
     loose = rows(build_tree(str(corpus / TRACKS)).children()["maps.csv"])
     assert table == loose
 
@@ -189,28 +193,43 @@ def header_field_names(gbx_dir) -> set[str]:
 
 
 @pytest.mark.parametrize("folder", REPLAY_FOLDERS)
-def test_replays_csv_checkpoints_from_the_header_alone(corpus, folder):
-    ctx = TreeContext()
-    kids = build_tree(str(corpus / folder), ctx).children()
+def test_replays_csv_has_no_checkpoint_column_as_no_header_carries_them(corpus, folder):
+    kids = build_tree(str(corpus / folder), TreeContext()).children()
     table = rows(kids["replays.csv"])
-    assert table and all("checkpoints_ms" in r for r in table)
-    # the index read no body: checkpoints only where a header carries them
-    assert not [k for k in ctx.cache._items if isinstance(k, tuple) and k and k[0] == "gbx.body"]
-    for r in table:
-        gbx = kids[r["file"]]
-        info = pairs(text(gbx.children()["info.txt"]))        # the summary from the body
-        if r["checkpoints_ms"]:
-            assert r["checkpoints_ms"] == info["checkpoints_ms"], r["file"]
-        else:   # an empty cell means the header has no checkpoint field (docs/formats/mount.md)
-            assert not [n for n in header_field_names(gbx) if "checkpoint" in n.lower()], r["file"]
+    assert table and all("checkpoints_ms" not in r for r in table)
+    for r in table:      # the index is made of headers: none has a checkpoint field
+        assert not [n for n in header_field_names(kids[r["file"]]) if "checkpoint" in n.lower()], r["file"]
 
 
-def test_header_carried_checkpoints_fill_the_cell():
-    # no corpus header carries checkpoint times: a header decoded as if one did
-    chunks = [SimpleNamespace(values={"version": 8, "time": 300, "nickName": "p"}),
-              SimpleNamespace(values={"lap": {"checkpoints": [{"time": 100}, {"time": 200}, {"time": -1}]}})]
-    header = SimpleNamespace(class_id=REPLAY, chunks=chunks, _gbxfs_decoded=True)
-    cells = dict(zip(REPLAY_COLUMNS, row("a.Replay.Gbx", header, REPLAY_COLUMNS)))
-    assert cells["checkpoints_ms"] == "100, 200, unset" and cells["time_ms"] == "300"
-    header.chunks = chunks[:1]
-    assert dict(zip(REPLAY_COLUMNS, row("a.Replay.Gbx", header, REPLAY_COLUMNS)))["checkpoints_ms"] == ""
+def test_replay_player_is_the_headers(corpus):
+    """A replay's player is its header's driver when the header carries one, not its
+    first ghost's (they differ in replays whose ghosts are other players')."""
+    checked = 0
+    for folder in REPLAY_FOLDERS:
+        checked += _header_players(corpus / folder)
+    assert checked >= 10
+
+
+def _header_players(folder) -> int:
+    kids = build_tree(str(folder)).children()
+    table = {r["file"]: r for r in rows(kids["replays.csv"])}
+    checked = 0
+    for name, r in table.items():
+        if r["class"] != "replay":
+            continue
+        header = kids[name].children()["header"].children()
+        if not any(n.startswith("03093000") and n.endswith(".txt") for n in header):
+            continue
+        nick = header_dump(kids[name], "03093000").get("nickname", "").lstrip("\ufeff")
+        if not nick:
+            continue
+        assert pairs(text(kids[name].children()["info.txt"]))["player"] == nick == r["player"], name
+        checked += 1
+    return checked
+
+
+def test_header_player_before_the_ghosts():
+    header = SimpleNamespace(class_id=REPLAY, _gbxfs_decoded=True,
+                             chunks=[SimpleNamespace(values={"version": 6, "nickname": "driver"})])
+    got = summary(header, {"nickname": "someone else", "login": "other", "race_time_ms": 7})
+    assert got["player"] == "driver" and got["login"] == "other" and got["time_ms"] == 7

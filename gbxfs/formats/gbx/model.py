@@ -86,7 +86,9 @@ class NodeRef:
 
     def __str__(self) -> str:
         if self.external is not None:
-            return f"external #{self.index} {self.external.path or self.external.file_name or self.external.resource_index}"
+            e = self.external
+            where = e.path or e.file_name or (f"resource {e.resource_index}" if e.resource_index is not None else "unnamed")
+            return f"external #{self.index} {where}"
         name = self.node.class_name if self.node else None
         cid = f"{self.node.class_id:08X}" if self.node else "?"
         label = f"node #{self.index}" if self.index is not None else "node"

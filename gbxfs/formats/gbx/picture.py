@@ -32,6 +32,16 @@ def _icon_png(values: dict, size: int | None) -> bytes:
     return image.rgba_to_png(bytes(data), w, h, size=size, flip=True)
 
 
+def icon_png(values: dict | None, *, size: int | None = None) -> bytes:
+    """The PNG of a decoded icon chunk (2E001004); GbxError when it cannot be made."""
+    if values is None:
+        raise GbxError("icon chunk 2E001004 not decoded", chunk_id=ICON)
+    try:
+        return _icon_png(values, size)
+    except image.ImageError as e:
+        raise GbxError(str(e), chunk_id=ICON) from None
+
+
 def _replay_map(data: bytes) -> bytes | None:
     from . import parse
     g = parse(data)

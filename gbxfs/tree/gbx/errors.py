@@ -13,8 +13,13 @@ and on every later one, whatever the cache dropped in between:
   does not decompress, nodes and chunks that did not decode); body/ itself is
   listed without reading the body, so a walk of the mount never parses one
   (docs/formats/mount.md);
-- `X.Gbx/ghosts/error.txt`, `X.Gbx/embedded/error.txt`: ghost samples that did
-  not decode, embedded content that cannot be shown.
+- `X.Gbx/ghosts/error.txt`, `X.Gbx/embedded/error.txt`: ghost samples and
+  control entries (inputs.csv) that did not decode, embedded content that
+  cannot be shown;
+- `X.Gbx/mesh/error.txt`: levels of detail that cannot be built (mesh.obj,
+  mesh.lod1.obj, ...); `X.Gbx/header/error.txt` also an icon that cannot be
+  made into icon.png. A derived file that cannot be made answers EIO and
+  names the error.txt that says why.
 """
 from __future__ import annotations
 

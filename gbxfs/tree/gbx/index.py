@@ -1,8 +1,11 @@
 """maps.csv and replays.csv: the index of the GBX files of one folder.
 
 A folder (real or inside a pak) whose listing holds maps gets `maps.csv`, one
-holding replays or ghosts `replays.csv`: one row per file, from its header alone
-(no body is parsed), the columns of gbxfs/tree/gbx/summary.py.
+holding replays or ghosts `replays.csv`: one row per file, the columns of
+gbxfs/tree/gbx/summary.py. The summary columns come from the file's header; the
+last, `status`, is the file's one status (gbxfs/tree/gbx/status.py, the same as
+info.txt's and `gbxfs coverage`'s), which needs each file's body parsed: reading
+an index of many files takes as long as reading each file's info.txt.
 
 Which GBX folders are maps or replays is known from the listing itself (a
 pak's file record, or the file name: see class_id_of), so deciding costs
@@ -26,6 +29,7 @@ from gbxfs.tree.gbx.summary import GHOST, MAP, MAP_COLUMNS, REPLAY, REPLAY_COLUM
 from gbxfs.tree.model import Entry
 
 MAPS, REPLAYS = "maps.csv", "replays.csv"
+STATUS_COLUMN = "status"
 CLASS_XATTRS = ("user.gbx.class_id", "user.pak.class_id")
 
 
@@ -68,16 +72,19 @@ def index_name(base: str, taken: Mapping[str, Any]) -> str:
 
 
 def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_ns: int | None = None,
-                header_of: Callable[[Entry], Any] | None = None) -> list[Entry]:
+                header_of: Callable[[Entry], Any] | None = None,
+                status_of: Callable[[Entry], Any] | None = None) -> list[Entry]:
     """maps.csv / replays.csv for the listing `kids` (none when it holds no map or
     replay). `key`: unique to this listing (a new listing, a new key).
     `header_of(entry)`: the entry's parsed header or None; by default the entry's
-    own `summary_header()`."""
+    own `summary_header()`. `status_of(entry)`: its FileStatus or None; by default
+    the entry's own `status()`."""
     groups = indexed_names(kids)
     out: list[Entry] = []
     if not groups[MAPS] and not groups[REPLAYS]:
         return out
     get = header_of or summary_header_of
+    get_status = status_of or status_of_entry
     taken = dict(kids)
     for base, names in groups.items():
         if not names:
@@ -87,7 +94,7 @@ def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_
         taken[name] = None
 
         def make(names=tuple(names), columns=columns) -> bytes:
-            return render_index(((n, get(kids[n])) for n in names), columns)
+            return render_index(((n, get(kids[n]), get_status(kids[n])) for n in names), columns)
         # made when read (a header read per file): a listing leaves its size to getattr
         out.append(CachedFile(name, cache, (key, base), make, mtime_ns=mtime_ns, lazy=True))
     return out
@@ -114,14 +121,23 @@ def summary_header_of(entry: Entry) -> Any:
     return f() if f is not None else None
 
 
+def status_of_entry(entry: Entry) -> Any:
+    """The file's FileStatus (gbxfs/tree/gbx/status.py), None when it has none."""
+    view = getattr(entry, "view", None)
+    if view is not None:
+        entry = view()
+    f = getattr(entry, "status", None)
+    return f() if f is not None else None
+
+
 def render_index(items, columns: tuple[str, ...]) -> bytes:
-    """CSV text: a header row, then one row per (file name, header or None)."""
+    """CSV text: a header row, then one row per (file name, header or None, FileStatus
+    or None): the summary columns, then `status`."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(columns)
-    for name, header in items:
-        if header is None:    # header unreadable: the file is still listed
-            w.writerow([name] + [""] * (len(columns) - 1))
-        else:
-            w.writerow(row(name, header, columns))
+    w.writerow((*columns, STATUS_COLUMN))
+    for name, header, status in items:
+        # header unreadable: the file is still listed
+        cells = [name] + [""] * (len(columns) - 1) if header is None else row(name, header, columns)
+        w.writerow([*cells, "" if status is None else status.status])
     return buf.getvalue().encode("utf-8")

@@ -7,8 +7,22 @@ from gbxfs.tree.gbx.parse import ParsedBody, ParsedHeader
 from gbxfs.tree.gbx.summary import summary, summary_pairs
 
 
+def human_value(v: object) -> str:
+    """A value as a person reads it, never a Python repr: yes/no, none, a list as
+    `a, b`, a mapping as `k: v, ...`."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return ", ".join(map(human_value, v))
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {human_value(x)}" for k, x in v.items())
+    return str(v)
+
+
 def _lines(pairs: list[tuple[str, object]]) -> bytes:
-    return ("\n".join(f"{k} = {v}" for k, v in pairs) + "\n").encode("utf-8", "replace")
+    return ("\n".join(f"{k} = {human_value(v)}" for k, v in pairs) + "\n").encode("utf-8", "replace")
 
 
 def body_pairs(pb: ParsedBody) -> list[tuple[str, object]]:
@@ -30,16 +44,22 @@ def body_pairs(pb: ParsedBody) -> list[tuple[str, object]]:
 
 
 def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]] | None = None,
-                ghost_facts: dict | None = None, proof: str | None = None, folders: tuple[str, ...] = ()) -> bytes:
+                ghost_facts: dict | None = None, proof: str | None = None, folders: tuple[str, ...] = (),
+                status=None) -> bytes:
     """info.txt: the summary of a map, replay or ghost first (see summary.py), then
     the container facts; `body`: the body's (body_pairs). `ghost_facts`: the first
     ghost's, for what a header lacks.
     `proof`: what proves the bytes a container served (a pak entry: its
     formats/pak/verification.py label, `none: ...` when nothing can), shown as
     `verification`. `folders`: the folder's sub-folders found by name but not
-    listed (view.py), one line each."""
+    listed (view.py), one line each. `status`: the file's FileStatus (status.py),
+    shown as `status` (and `status_reason`)."""
     h = ph.header
     pairs: list[tuple[str, object]] = [] if h is None else summary_pairs(summary(h, ghost_facts))
+    if status is not None:
+        pairs.append(("status", status.status))
+        if status.reason:
+            pairs.append(("status_reason", status.reason))
     pairs.append(("file_size", file_size))
     if proof is not None:
         pairs.append(("verification", proof))
@@ -82,7 +102,7 @@ def render_refs(ph: ParsedHeader) -> bytes:
             item.append(("use_file", e.use_file))
         if e.path:
             item.append(("path", e.path))
-        out += b"external:\n" + b"".join(f"  {k} = {v}\n".encode("utf-8", "replace") for k, v in item)
+        out += b"external:\n" + b"".join(f"  {k} = {human_value(v)}\n".encode("utf-8", "replace") for k, v in item)
     return out
 
 

@@ -1,7 +1,16 @@
 """Names of the node folders under body/nodes/: `<NNN>.<Class>`, the number
-zero-padded to the width of the largest one (at least 3 digits), so that
-listings sort in node order, and every name unique."""
+zero-padded to 3 digits whatever the file (`000.CGameCtnChallenge`, `1234.X`
+past 999), so a script names body/nodes/000.X without listing first; listed
+in node order, every name unique."""
 from __future__ import annotations
+
+
+NODE_DIGITS = 3
+
+
+def node_folder_name(label: int, class_name: str) -> str:
+    """`007.CGameCtnChallenge`: the node's number, at least NODE_DIGITS wide, and its class."""
+    return f"{label:0{NODE_DIGITS}d}.{class_name}"
 
 
 def node_labels(slots: list[int | None]) -> list[int]:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from gbxfs.formats.gbx.body import BodyData, declared_size, read_body
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.header import parse_header
+from gbxfs.formats.gbx.header import GbxHeader, parse_header
 from gbxfs.formats.gbx.nodes import walk_body
 from gbxfs.tree.cache import CHEAP
 from gbxfs.tree.context import TreeContext

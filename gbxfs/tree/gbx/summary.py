@@ -12,13 +12,18 @@ import re
 from typing import Any, Iterable
 
 from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.collections import collection_name
 from gbxfs.formats.gbx.model import Labeled
 
 MAP, REPLAY, GHOST = map(classdb.class_id, ("CGameCtnChallenge", "CGameCtnReplayRecord", "CGameCtnGhost"))
 
-# summary field -> declared field names that carry it, in order of preference
+# summary field -> the declared fields that carry it, in order of preference: one
+# spelling per fact in every declaration (mapUid, mapName, nickname...), so a
+# field lists several names only where different facts stand in for one another
+# (the map's author ident, else its author chunk's login; a replay's driver, else
+# its ghost header's player, else the replay's author)
 MAP_FIELDS: dict[str, tuple[str, ...]] = {
-    "name": ("trackName", "mapName"),
+    "name": ("mapName",),
     "author": ("mapAuthor", "authorLogin"),
     "author_nick": ("authorNick",),
     "environment": ("environment",),
@@ -26,13 +31,13 @@ MAP_FIELDS: dict[str, tuple[str, ...]] = {
     "silver_ms": ("silverTime",),
     "gold_ms": ("goldTime",),
     "author_ms": ("authorTime",),
-    "uid": ("trackUID", "mapUid", "trackUid"),
+    "uid": ("mapUid",),
 }
 REPLAY_FIELDS: dict[str, tuple[str, ...]] = {
-    "player": ("nickName", "ghostNickname", "authorNick"),
-    "login": ("driverLogin", "ghostLogin", "authorLogin"),
-    "time_ms": ("time", "raceTime"),
-    "map_uid": ("trackUid", "trackUID", "validateMapUid"),
+    "player": ("nickname", "authorNick"),
+    "login": ("login", "authorLogin"),
+    "time_ms": ("raceTime",),
+    "map_uid": ("mapUid",),
 }
 # ghost facts (gbxfs/tree/gbx/ghostfiles.py) that fill what a header lacks
 GHOST_FACTS = {"player": "nickname", "login": "login", "time_ms": "race_time_ms", "map_uid": "map_uid"}
@@ -40,11 +45,10 @@ UNSET_TIMES = (-1, 0xFFFFFFFF)
 
 MAP_COLUMNS = ("file", "name", "name_plain", "author", "author_nick", "environment",
                "bronze_ms", "silver_ms", "gold_ms", "author_ms", "uid")
-# declared list fields whose items hold a checkpoint's `time` (as the ghost's
-# checkpoint chunks declare them); no replay or ghost header of any generation
-# carries one (docs/formats/mount.md), so the index cell is empty for all known files
-CHECKPOINT_FIELDS = ("checkpoints",)
-REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid", "checkpoints_ms")
+# no checkpoints_ms column: no replay or ghost header of any generation carries
+# checkpoint times (only the ghosts' body chunks do), and the index is made of
+# headers; info.txt shows them from the first ghost (docs/formats/mount.md)
+REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid")
 
 _CODE = re.compile(r"\$(\$|[0-9a-fA-F]{1,3}|[lLhHpP](?:\[[^\]]*\])?|.|\Z)", re.S)
 
@@ -91,16 +95,6 @@ def pick(header, wanted: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     return out
 
 
-def pick_checkpoints(header) -> list[Any] | None:
-    """Checkpoint times (ms) of a decoded header, by declared field name; None when
-    no header chunk declares them."""
-    for c in header.chunks:
-        for k, v in _fields(c.values):
-            if k in CHECKPOINT_FIELDS and isinstance(v, list) and v:
-                return [cp.get("time") if isinstance(cp, dict) else cp for cp in v]
-    return None
-
-
 def decode_header(h) -> None:
     """Decode the header chunks with the declarations (once; fills chunk.values)."""
     if getattr(h, "_gbxfs_decoded", False):
@@ -119,6 +113,9 @@ def summary(header, ghost_facts: dict[str, Any] | None = None) -> dict[str, Any]
     decode_header(header)
     if k == "map":
         out = pick(header, MAP_FIELDS)
+        if "environment" in out:      # a collection number (ManiaPlanet on) by its name
+            env = out["environment"]
+            out["environment"] = collection_name(env) or f"unknown collection {env}"
         if isinstance(out.get("name"), str):
             out["name_plain"] = strip_codes(out["name"])
         return out
@@ -128,10 +125,7 @@ def summary(header, ghost_facts: dict[str, Any] | None = None) -> dict[str, Any]
             out[field] = ghost_facts[fact]
     if isinstance(out.get("player"), str):
         out["player_plain"] = strip_codes(out["player"])
-    cps = pick_checkpoints(header)
-    if cps:
-        out["checkpoints_ms"] = cps
-    elif ghost_facts and ghost_facts.get("checkpoints_ms"):
+    if ghost_facts and ghost_facts.get("checkpoints_ms"):
         out["checkpoints_ms"] = ghost_facts["checkpoints_ms"]
     return out
 
@@ -176,7 +170,5 @@ def row(file_name: str, header, columns: tuple[str, ...]) -> list[str]:
     cells = []
     for c in columns:
         v = fields.get(c)
-        if c == "checkpoints_ms" and v:
-            v = times_ms(v)
         cells.append("" if v is None or (c in _TIMES and v in UNSET_TIMES) else str(v))
     return cells

@@ -16,8 +16,11 @@ listing, and a walk of a folder of thousands of maps reads a few KB of each.
 What needs the body is where a user expects to wait: files whose content is
 made when read, their size answered by getattr rather than by the listing
 (`lazy_size`: info.txt, thumbnail.jpg, ghost.csv, ghost.txt, body/body.bin,
-body/nodes.txt), and folders found by name but not listed, like body/nodes/:
-a replay's ghosts/ and a map's or replay's embedded/ (named in info.txt).
+body/nodes.txt, and the derived files: mesh.obj/.mtl/.glb, inputs.csv,
+inputs.txt, ghost.svg, icon.png; see meshfiles.py, inputfiles.py,
+pictures.py), and folders found by name but not listed, like body/nodes/:
+a replay's or ghost's ghosts/, a map's or replay's embedded/ and a mesh's
+mesh/ (named in info.txt).
 Each folder's error.txt holds the problems its own listing found (errors.py).
 Parsed results live in ctx.cache (see parse.py), and so do the generated
 files' bytes and the listings of header/ and body/nodes/ (see
@@ -38,18 +41,23 @@ from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
+from gbxfs.tree.gbx import inputfiles
+from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
+from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
+from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.info import render_info, render_refs
-from gbxfs.tree.gbx.nodenames import node_labels, unique_name
+from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
+from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
 # found by name, not listed: their listings need the body parse (see the module note)
-BODY_FOLDERS = frozenset({"ghosts", "embedded"})
+BODY_FOLDERS = frozenset({"ghosts", "embedded", MESH_FOLDER})
 
 
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
@@ -73,6 +81,11 @@ class GbxFolder(CachedPartlyListedDir):
     def summary_header(self):
         """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
         return self.p.header_once().header
+
+    def status(self) -> FileStatus:
+        """The file's one status (status.py): its body's walk and its folders' error.txt."""
+        h = self.p.header_once().header
+        return file_status(self, None if h is None else self.files.digest().status)
 
     # -- the folder ------------------------------------------------------------------------
     def _key(self, *what) -> tuple:
@@ -105,11 +118,15 @@ class GbxFolder(CachedPartlyListedDir):
         body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
         out.append(BodyFolder("body", lambda: self._body_files(body), UNLISTED))
         out += self._thumbnail_files(h, problems)
+        out += icon_entries(h, cache, self._key, self._header)
+        folder_icon = directory_file(out)
+        if folder_icon is not None:
+            out.append(folder_icon)
         if h.class_id in (REPLAY, GHOST):
-            out.append(self._generated("ghost.csv", lambda: render_ghost_csv(self._first_ghost()), lazy=True))
-            out.append(self._generated("ghost.txt", lambda: render_ghost_txt(self._first_ghost()), lazy=True))
-        if h.class_id == REPLAY:
+            out += self._ghost_root_files(h)
             out.append(CachedDir("ghosts", cache, self._key("ghosts/"), self._ghost_files))
+        if may_hold_mesh(h.class_id):
+            out += MeshFiles(p, self._key).root_entries(h.class_id)
         if h.class_id in (REPLAY, MAP):
             out.append(Dir("embedded", load=self._embedded))
         return with_errors(out, problems, self.xattrs)
@@ -117,17 +134,21 @@ class GbxFolder(CachedPartlyListedDir):
     def _info(self) -> bytes:
         """info.txt: the summary and the header's facts, then the body's (status,
         counts, errors) and, for a replay or ghost, what the header lacks from the
-        first ghost's chunks (no sample decoded): made when read, its size given
-        by getattr (lazy_size), so listing the folder parses no body."""
+        first ghost's chunks, and the file's status (status.py: a replay's ghost
+        samples decoded for it): made when read, its size given by getattr
+        (lazy_size), so listing the folder parses no body."""
         p = self.p
         ph = p.header()
         h = ph.header
         if h is not None:
             _decode_header(h)      # the summary's fields (again, if the cache dropped the header)
-        folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)), ("ghosts", (REPLAY,)))
+        folders = () if h is None else tuple(n for n, classes in (("embedded", (REPLAY, MAP)),
+                                                                  ("ghosts", (REPLAY, GHOST)))
                                              if h.class_id in classes)
+        if h is not None and may_hold_mesh(h.class_id):
+            folders += (MESH_FOLDER,)
         return render_info(p.source.size, ph, self.files.digest().info, self._ghost_facts(h),
-                           getattr(p.source, "proof", None), folders)
+                           getattr(p.source, "proof", None), folders, self.status())
 
     def _ghost_facts(self, h) -> dict | None:
         """The first ghost's facts (player, time, checkpoints) of a replay or ghost file."""
@@ -156,8 +177,9 @@ class GbxFolder(CachedPartlyListedDir):
         for i, c in enumerate(h.chunks):
             out += chunk_files(c, taken, cache, self._key("header", i),
                                lambda i=i: self._header().chunks[i], lazy=True)
+        icon = icon_problem(h, cache, self._key)
         return with_errors(out, [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
-                                 if c.error is not None])
+                                 if c.error is not None] + ([icon] if icon else []))
 
     def _body_facts(self, h) -> int | GbxError | None:
         """What body/ is listed from: the body's declared size, or why it does not
@@ -196,9 +218,8 @@ class GbxFolder(CachedPartlyListedDir):
         d = self.files.digest()
         nodes = d.nodes
         labels = node_labels([n.index for n in nodes])
-        width = max(3, len(str(max(labels, default=0))))
         for i, n in enumerate(nodes):
-            name = unique_name(f"{labels[i]:0{width}d}.{n.class_name or f'{n.class_id:08X}'}", taken)
+            name = unique_name(node_folder_name(labels[i], n.class_name or f"{n.class_id:08X}"), taken)
             taken.add(name)
             x = {"user.gbx.class_id": f"{n.class_id:08X}".encode()}
             if n.error is not None:
@@ -264,6 +285,18 @@ class GbxFolder(CachedPartlyListedDir):
 
         return p.ctx.cache.get_or_make(("gbx.ghosts", p.source), make)
 
+    def _ghost_root_files(self, h) -> list[Entry]:
+        """ghost.csv, ghost.txt, ghost.svg, inputs.csv and (see inputfiles.py) inputs.txt."""
+        first = self._first_ghost
+        out = [self._generated("ghost.csv", lambda: render_ghost_csv(first()), lazy=True),
+               self._generated("ghost.txt", lambda: render_ghost_txt(first()), lazy=True),
+               self._generated("ghost.svg", lambda: inputfiles.render_ghost_svg(first()), lazy=True),
+               self._generated("inputs.csv", lambda: inputfiles.render_csv(first()), lazy=True)]
+        if h.class_id == REPLAY and header_proves_united_forever(h):
+            out.append(self._generated("inputs.txt", lambda: inputfiles.render_script(
+                first(), inputfiles.ghost_title(first())), lazy=True))
+        return out
+
     def _first_ghost(self) -> Ghost | None:
         ghosts = self._ghosts()
         return ghosts[0] if ghosts else None
@@ -277,7 +310,8 @@ class GbxFolder(CachedPartlyListedDir):
                                   lambda i=i: render_ghost_csv(self._ghosts()[i])))
             out.append(CachedFile(f"{i}.txt", cache, self._key("ghosts", i, "txt"),
                                   lambda i=i: render_ghost_txt(self._ghosts()[i])))
-        return with_errors(out, [(f"ghost {i} samples", e) for i, g in enumerate(ghosts) for e in g.errors])
+        return with_errors(out, [(f"ghost {i} samples", e) for i, g in enumerate(ghosts) for e in g.errors]
+                           + inputs_problems(ghosts))
 
     # -- embedded ----------------------------------------------------------------------------
     def _embedded(self) -> list[Entry]:

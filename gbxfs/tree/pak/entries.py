@@ -28,6 +28,7 @@ from gbxfs.tree.pak.columns import FileColumns
 from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
 from gbxfs.tree.pak.files import PakEntryFile, PakEntrySource, _record_xattrs
 from gbxfs.tree.pak.index import PakIndex
+from gbxfs.tree.gbx.index import status_of_entry
 from gbxfs.tree.pak.listed import node_rows
 from gbxfs.tree.rows import Rows
 
@@ -102,6 +103,11 @@ class PakGbxDir(Dir):
             return inner.summary_header()
         arc, index = self._arc, self._entry.rec.index
         return self._ctx.cache.get_or_make(("gbx.metaheader", arc, index), lambda: _meta_header(arc, index))
+
+    def status(self):
+        """The GBX file's status (gbxfs/tree/gbx/status.py), None when it is not shown as
+        a GBX folder: needs the entry's bytes (decrypted, and its body parsed)."""
+        return status_of_entry(self._open())
 
 
 # a folder of at most this many entries is listed from memory in well under a

@@ -86,10 +86,10 @@ def test_header_xml_matches_tmdesc_and_common(corpus):
         ident, desc, times = root.find("ident").attrib, root.find("desc").attrib, root.find("times").attrib
         tm, common = header(g, 0x03043002), header(g, 0x03043003)
         where = row["path"]
-        assert ident["uid"] == common["trackUID"], where
+        assert ident["uid"] == common["mapUid"], where
         assert ident["author"] == common["mapAuthor"], where
         # the XML drops a leading byte-order mark; XML of TM United and older writes spaces as '+'
-        name = common["trackName"].lstrip("\ufeff")
+        name = common["mapName"].lstrip("\ufeff")
         assert ident["name"] in (name, name.replace(" ", "+")), where
         if isinstance(common["environment"], str):     # else a collection number; the XML has its name
             assert desc["envir"] == common["environment"], where
@@ -112,7 +112,7 @@ def test_block_chunk_repeats_the_common_header(corpus):
         blocks = body(g.body.main, 0x0304301F) or body(g.body.main, 0x03043013)
         if not common or blocks is None:
             continue
-        for key in ("trackUID", "environment", "mapAuthor", "trackName"):
+        for key in ("mapUid", "environment", "mapAuthor", "mapName"):
             assert blocks[key] == common[key], (row["path"], key)
         # one ManiaPlanet map (MP4Lagoon B01) has a blank decoration in its header only
         if common.get("decoration", {}).get("timeOfDay"):

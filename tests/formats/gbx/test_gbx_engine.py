@@ -225,14 +225,14 @@ def test_recursive_struct_depth_is_bounded():
 def test_meta_flattened_named_and_with_subnames():
     src = """
 01002000
-    meta (trackUID, environment, mapAuthor)
+    meta (mapUid, environment, mapAuthor)
     meta decoration (timeOfDay, environment, envirAuthor)
     meta plain
 """
     w = W()
     w.id("uid").id("Stadium").id("me").id("Day").id("Stadium").id("Nadeo").id("a").id(26).id("")
     v = decode(src, w.bytes())
-    assert v["trackUID"] == "uid" and v["environment"] == "Stadium" and v["mapAuthor"] == "me"
+    assert v["mapUid"] == "uid" and v["environment"] == "Stadium" and v["mapAuthor"] == "me"
     assert v["decoration"] == {"timeOfDay": "Day", "environment": "Stadium", "envirAuthor": "Nadeo"}
     assert v["plain"] == {"id": "a", "collection": 26, "author": ""}
 

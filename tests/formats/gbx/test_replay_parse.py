@@ -50,7 +50,7 @@ def test_replay_header_time_matches_its_ghost(corpus):
     for row, g, ghosts in parsed():
         if row["kind"] != "replay" or not ghosts:
             continue
-        header_time = _header_values(g, 0x03093000).get("time")
+        header_time = _header_values(g, 0x03093000).get("raceTime")
         facts = ghosts[0].facts
         race = facts.get("race_time_ms")
         if header_time in (None, UNSET) or race in (None, UNSET):
@@ -69,12 +69,12 @@ def test_header_xml_matches_header_chunk(corpus):
     for row, g, _ in parsed():
         xml = _xml(g)
         head = _header_values(g, 0x03093000)
-        if not xml or not head.get("trackUid"):
+        if not xml or not head.get("mapUid"):
             continue
-        assert re.search(r'<(?:map|challenge)\b[^>]*\buid="%s"' % re.escape(head["trackUid"]), xml), row["path"]
+        assert re.search(r'<(?:map|challenge)\b[^>]*\buid="%s"' % re.escape(head["mapUid"]), xml), row["path"]
         best = re.search(r'<times\b[^>]*\bbest="(-?\d+)"', xml)
-        if best and head.get("time") not in (None, UNSET):
-            assert int(best.group(1)) == head["time"], row["path"]
+        if best and head.get("raceTime") not in (None, UNSET):
+            assert int(best.group(1)) == head["raceTime"], row["path"]
         checked += 1
     assert checked >= 15
 

@@ -131,7 +131,7 @@ def parse_record_blob(blob: bytes, version: int) -> RecordData:
     return RecordData(version, start, end, class_ids, entities)
 
 
-def _read_columns(c: Cursor, e: Entity) -> None:
+def _read_columns(c: BlobCursor, e: Entity) -> None:
     """v11+ samples: time deltas, then byte columns delta-coded across samples."""
     n = c.count(4)
     if n == 0:

@@ -1,0 +1,79 @@
+"""icon.png and .directory: the pictures of a GBX folder for people and file managers.
+
+- icon.png: an item's or block's icon (header chunk 2E001004, raw RGBA or WebP)
+  as PNG, listed when the header holds that chunk; made when read (lazy_size).
+  header/'s listing, which decodes the header chunks anyway, makes it too and
+  puts why it cannot be made in header/error.txt; reading it then answers EIO
+  with the same reason, never a wrong picture.
+- .directory: the file KDE's Dolphin reads for a folder's icon
+  (`[Desktop Entry]` / `Icon=./thumbnail.jpg`), in every GBX folder that lists
+  thumbnail.jpg (maps, replays) or icon.png (items), so the folder shows the
+  map's picture. Its content is fixed: its size is known when listed.
+"""
+from __future__ import annotations
+
+import errno
+from typing import Callable, Hashable
+
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.picture import ICON, icon_png
+from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.cached import ITEM_OVERHEAD, CachedFile
+from gbxfs.tree.model import BytesFile, Entry
+
+ICON_NAME = "icon.png"
+DIRECTORY_NAME = ".directory"
+FOLDER_PICTURES = ("thumbnail.jpg", ICON_NAME)     # the first listed is the folder's icon
+
+
+def has_icon(header) -> bool:
+    return any(c.chunk_id == ICON for c in header.chunks)
+
+
+def icon_entries(header, cache: ByteLRU, key: Callable[..., Hashable], decoded_header) -> list[Entry]:
+    """[icon.png] when the header holds an icon chunk; `decoded_header()` gives
+    the header with its chunks decoded (again, if the cache dropped it)."""
+    if not has_icon(header):
+        return []
+    x = {"user.gbx.chunk_id": f"{ICON:08X}".encode()}
+    return [CachedFile(ICON_NAME, cache, key(ICON_NAME), lambda: _icon_bytes(decoded_header()),
+                       xattrs=x, lazy=True)]
+
+
+def icon_problem(header, cache: ByteLRU, key: Callable[..., Hashable]) -> tuple[str, BaseException] | None:
+    """For header/error.txt: why icon.png cannot be made (header already decoded),
+    else None; the PNG made on the way is kept where icon.png looks for it."""
+    if not has_icon(header):
+        return None
+    k = key(ICON_NAME)
+    if cache.get(k) is not None:
+        return None
+    try:
+        data = _png(header)
+    except GbxError as e:
+        return f"{ICON_NAME} (chunk {ICON:08X})", e
+    cache.put(k, data, len(data) + ITEM_OVERHEAD)
+    return None
+
+
+def _png(header) -> bytes:
+    c = next(c for c in header.chunks if c.chunk_id == ICON)
+    if c.values is None and c.error is not None:
+        raise GbxError(f"icon chunk not decoded: {c.error}", chunk_id=ICON)
+    return icon_png(c.values)
+
+
+def _icon_bytes(header) -> bytes:
+    try:
+        return _png(header)
+    except GbxError as e:
+        raise OSError(errno.EIO, f"{ICON_NAME}: {e} (see header/error.txt)") from None
+
+
+def directory_file(entries: list[Entry]) -> Entry | None:
+    """.directory pointing at the folder's picture, when one is listed."""
+    names = {e.name for e in entries}
+    picture = next((n for n in FOLDER_PICTURES if n in names), None)
+    if picture is None:
+        return None
+    return BytesFile(DIRECTORY_NAME, f"[Desktop Entry]\nIcon=./{picture}\n".encode())
