@@ -135,46 +135,6 @@ class CachedDir(Dir):
         return self._cache.get(self._listing_key)
 
 
-class CachedPartlyListedDir(CachedDir):
-    """A CachedDir some of whose children are found by name (child) but not listed
-    (children), like model.PartlyListedDir: the cache keeps both mappings."""
-
-    __slots__ = ("_unlisted",)
-
-    def __init__(self, name: str, cache: ByteLRU, key: Hashable, load: Callable[[], Iterable[Entry]],
-                 unlisted: frozenset[str], **kw):
-        super().__init__(name, cache, key, load, **kw)
-        self._unlisted = unlisted
-
-    @property
-    def unlisted(self) -> frozenset[str]:
-        return self._unlisted
-
-    def _both(self) -> tuple[Mapping[str, Entry], Mapping[str, Entry]]:
-        """(listed, every child), from the pinned listing, the cache or `load`."""
-        both, self._pinned = self._pinned, None
-        if both is None:
-            both = self._cache.get(self._listing_key)
-        if both is None:
-            with self._lock:
-                both = self._cache.get(self._listing_key)
-                if both is None:
-                    every = {c.name: c for c in self._load()}
-                    both = ({n: e for n, e in every.items() if n not in self._unlisted}, every)
-                    self._cache.put(self._listing_key, both, ENTRY_COST * len(every) + ITEM_OVERHEAD)
-        return both
-
-    def children(self) -> Mapping[str, Entry]:
-        return self._both()[0]
-
-    def child(self, name: str) -> Entry | None:
-        return self._both()[1].get(name)
-
-    def peek(self) -> Mapping[str, Entry] | None:
-        both = self._cache.get(self._listing_key)
-        return None if both is None else both[0]
-
-
 class LazySliceSource:
     """A ByteSource over bytes that a cached parse holds (an embedded file):
     size known up front, bytes fetched from the parse on each read."""

@@ -36,7 +36,7 @@ from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.cached import CachedDir, CachedFile, CachedPartlyListedDir, ParsedBytesFile
+from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
@@ -65,16 +65,11 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
     return GbxFolder(name, GbxParse(source, ctx, header_bytes=header_bytes, source_error=error))
 
 
-class GbxFolder(CachedPartlyListedDir):
-    """The folder; its listing lives in the cache (made again, the same, from the
-    header after eviction), so a walk of thousands of GBX folders keeps only what
-    the cache's bound allows."""
-
+class GbxFolder(PartlyListedDir):
     __slots__ = ("p", "files")
 
     def __init__(self, name: str, p: GbxParse):
-        super().__init__(name, p.ctx.cache, ("gbx.view", p.source, "/"), self._list_root, BODY_FOLDERS,
-                         mtime_ns=p.source.mtime_ns)
+        super().__init__(name, self._list_root, BODY_FOLDERS, mtime_ns=p.source.mtime_ns)
         self.p = p
         self.files = BodyFiles(p)       # body/ is served from the body's digest
 
