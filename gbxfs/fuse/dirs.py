@@ -10,6 +10,7 @@ import logging
 
 import pyfuse3
 
+from gbxfs.fuse.ahead import wants_ahead
 from gbxfs.fuse.guard import brief, fail, failure
 from gbxfs.fuse.listing import DOTS, DirHandle, dot_attributes, listed_with_sizes, reply_listed, snapshot
 from gbxfs.tree.model import Dir
@@ -20,7 +21,7 @@ DEBUG = logging.DEBUG
 
 class DirectoryOps:
     """Mixed into fuse/ops.py's Operations (its _node, _entry, _work, inodes,
-    policy, _dirs and _fh)."""
+    policy, _dirs, _fh and _ahead)."""
 
     async def opendir(self, inode, ctx=None):
         if log.isEnabledFor(DEBUG):   # -d: every request, as it arrives
@@ -48,7 +49,11 @@ class DirectoryOps:
             if h.rows is None:
                 kids, sizes = h.entry.listing_nowait(), None     # a Dir (opendir)
                 if kids is None:    # in a worker thread: the first sizes that need work too, in the same visit
-                    kids, sizes = await self._work(listed_with_sizes, h.entry)
+                    if wants_ahead(h.entry):    # and the folders a walk enters next (fuse/ahead.py)
+                        kids, sizes = await self._work(self._ahead.list_with, h.entry,
+                                                       *self._walk_context(h.node), listed_with_sizes)
+                    else:
+                        kids, sizes = await self._work(listed_with_sizes, h.entry)
                 snapshot(self.inodes, h, kids, sizes)
             # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
             pos = start_id
@@ -60,6 +65,15 @@ class DirectoryOps:
                 await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
         except Exception as e:  # noqa: BLE001 - a handler's contract: EIO and one log line
             raise failure("readdir", (fh, start_id), e) from None
+
+    def _walk_context(self, node):
+        """(name, parent entry, parent's name, grandparent entry) of a folder's node,
+        for listing ahead (ahead.py); None where not at hand (event loop, no work)."""
+        parent = self.inodes.parent_of(node)
+        grand = None if parent is None else self.inodes.parent_of(parent)
+        return (node.path.rpartition("/")[2] if node.path else "", None if parent is None else parent.entry,
+                (parent.path or "").rpartition("/")[2] if parent is not None else "",
+                None if grand is None else grand.entry)
 
     async def releasedir(self, fh):
         if log.isEnabledFor(DEBUG):

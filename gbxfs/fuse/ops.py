@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 import pyfuse3
 import trio
 
+from gbxfs.fuse.ahead import Ahead
 from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import InodeTable, Inode
@@ -53,6 +54,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         self._fh = itertools.count(1)
         self._files: dict[int, File] = {}
         self._dirs: dict[int, DirHandle] = {}
+        self._ahead = Ahead()       # the folders a walk enters next (fuse/ahead.py)
         # folder inode -> {inode: name} of its listing, for files held from a listing
         self._names: dict[int, dict[int, str]] = {}
         self._names_lock = threading.Lock()

@@ -105,34 +105,34 @@ class CachedDir(Dir):
     again by `load` after eviction. Entries made again are new objects with the
     same names, sizes and content."""
 
-    __slots__ = ("_cache", "_key", "_pinned")
+    __slots__ = ("_cache", "_listing_key", "_pinned")
 
     def __init__(self, name: str, cache: ByteLRU, key: Hashable, load: Callable[[], Iterable[Entry]], **kw):
         super().__init__(name, load=load, **kw)
-        self._cache, self._key = cache, key
+        self._cache, self._listing_key = cache, key
         self._pinned: Mapping[str, Entry] | None = None
 
     def children(self) -> Mapping[str, Entry]:
         kids, self._pinned = self._pinned, None
         if kids is None:
-            kids = self._cache.get(self._key)
+            kids = self._cache.get(self._listing_key)
         if kids is None:
             with self._lock:
-                kids = self._cache.get(self._key)
+                kids = self._cache.get(self._listing_key)
                 if kids is None:
                     kids = {c.name: c for c in self._load()}
-                    self._cache.put(self._key, kids, ENTRY_COST * len(kids) + ITEM_OVERHEAD)
+                    self._cache.put(self._listing_key, kids, ENTRY_COST * len(kids) + ITEM_OVERHEAD)
         return kids
 
     def loaded(self) -> bool:
         # The FUSE layer lists on the event loop when this says True: keep the
         # listing until that next children() call, so that an eviction by another
         # thread in between cannot turn it into a parse on the loop.
-        self._pinned = self._cache.get(self._key)
+        self._pinned = self._cache.get(self._listing_key)
         return self._pinned is not None
 
     def peek(self) -> Mapping[str, Entry] | None:
-        return self._cache.get(self._key)
+        return self._cache.get(self._listing_key)
 
 
 class LazySliceSource:

@@ -220,6 +220,10 @@ class Dir(Entry):
     # parsing): the event loop may list it directly
     lists_from_memory = False
 
+    # True when a walk may list this folder before it is asked for (fuse/ahead.py):
+    # its listing costs a header read of a few KB, not an archive's index
+    list_ahead = False
+
     def wants_read_ahead(self, name: str) -> bool:
         """True when opening child `name` should also run read_ahead (event loop)."""
         return False

@@ -41,6 +41,7 @@ class Opener:
     suffixes: tuple[str, ...] = ()              # lower-case name endings; () = any name
     probe: Probe | None = None                  # cheap content check, after the name matched
     when: Callable[[TreeContext], bool] | None = None   # e.g. only in gbx_mode "folder"
+    list_ahead: bool = False    # its folders may be listed before asked for (model.Dir.list_ahead)
 
     def matches(self, name: str, source: ByteSource, ctx: TreeContext) -> bool:
         if self.suffixes and not name.lower().endswith(self.suffixes):
@@ -64,7 +65,7 @@ DEFAULT_OPENERS: list[Opener] = [
     Opener("pak", open_pak, suffixes=(".pak",)),
     # ManiaPlanet packs end in .Gbx but are archives: before the GBX opener
     Opener("pack", open_pack_gbx, suffixes=(".pack.gbx",), probe=probe_pack_gbx),
-    Opener("gbx", open_gbx, suffixes=(".gbx",), when=_gbx_folders),
+    Opener("gbx", open_gbx, suffixes=(".gbx",), when=_gbx_folders, list_ahead=True),
     # GP2 track files are .DAT files; the probe tells them from other .dat files
     Opener("gp2", gp2view.open_gp2, suffixes=(".dat",), probe=gp2view.probe),
 ]
@@ -76,10 +77,12 @@ class ViewDir(Dir):
     fails unexpectedly, the folder holds error.txt and the original bytes
     instead, so one bad file stays one bad folder."""
 
-    __slots__ = ("kind", "source", "_factory", "_ctx", "_view", "_own_xattrs")
+    __slots__ = ("kind", "source", "_factory", "_ctx", "_view", "_own_xattrs", "list_ahead")
 
-    def __init__(self, name: str, kind: str, factory: Factory, source: ByteSource, ctx: TreeContext):
+    def __init__(self, name: str, kind: str, factory: Factory, source: ByteSource, ctx: TreeContext,
+                 list_ahead: bool = False):
         super().__init__(name, mtime_ns=source.mtime_ns, access=getattr(source, "access", None))
+        self.list_ahead = list_ahead    # the opener's (model.Dir.list_ahead)
         self.kind = kind
         self.source = source
         self._factory = factory
@@ -111,17 +114,23 @@ class ViewDir(Dir):
         try:
             return view.children()
         except Exception as e:  # noqa: BLE001 - a view whose listing fails is replaced by the error folder
-            with self._lock:
-                if self._view is view:
-                    self._view = self._error_view(e)
-                view = self._view
-            return view.children()
+            return self._replaced(view, e).children()
 
     def child(self, name: str) -> Entry | None:
-        """What the view finds by name, listed or not (a GBX folder's embedded/)."""
-        kids = self.children()           # the view, or the error folder that replaced it
-        view = self._view
-        return view.child(name) if view is not None else kids.get(name)
+        """What the view finds by name, listed or not (a GBX folder's embedded/), in
+        one call: a listing that loaded() pinned is used, not looked up again."""
+        view = self.view()
+        try:
+            return view.child(name)
+        except Exception as e:
+            return self._replaced(view, e).child(name)
+
+    def _replaced(self, view: Dir, e: Exception) -> Dir:
+        """The error folder for a view whose listing failed (once, whoever asks)."""
+        with self._lock:
+            if self._view is view:
+                self._view = self._error_view(e)
+            return self._view
 
     @property
     def unlisted(self) -> frozenset[str]:
@@ -161,7 +170,7 @@ def open_entry(name: str, source: ByteSource, ctx: TreeContext,
     (lazy) folder, else the bytes as a plain file."""
     for opener in DEFAULT_OPENERS if openers is None else openers:
         if opener.matches(name, source, ctx):
-            return ViewDir(name, opener.kind, opener.factory, source, ctx)
+            return ViewDir(name, opener.kind, opener.factory, source, ctx, opener.list_ahead)
     return SourceFile(name, source)
 
 

@@ -40,12 +40,14 @@ log = logging.getLogger("gbxfs.tree")
 
 # how long a listing of a real directory is trusted before its mtime is checked again
 RECHECK_SECONDS = 1.0
+# files looked up one by one before a folder's first listing; past these, it is listed
+EARLY_MAX = 256
 
 
 class RealDir(Dir):
     """A directory of the source folder."""
 
-    __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked")
+    __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked", "_early")
     exact_mode = True
 
     def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
@@ -58,6 +60,9 @@ class RealDir(Dir):
         self._sigs: dict[str, tuple] = {}
         self._dir_mtime: int | None = None
         self._checked = 0.0
+        # name -> (entry, signature) of files looked up before the first listing
+        # (child()): the listing keeps these entries when their files did not change
+        self._early: dict[str, tuple[Entry, tuple]] = {}
 
     def loaded(self) -> bool:
         return self._children is not None and time.monotonic() - self._checked < RECHECK_SECONDS
@@ -68,7 +73,12 @@ class RealDir(Dir):
             if self._children is None or now - self._checked >= RECHECK_SECONDS:
                 mtime = os.stat(self.path).st_mtime_ns
                 if self._children is None or mtime != self._dir_mtime:
-                    self._children = self._scan(self._children or {})
+                    old = self._children
+                    if old is None:     # entries looked up already are kept (child())
+                        old = {n: e for n, (e, _) in self._early.items()}
+                        self._sigs = {n: sig for n, (_, sig) in self._early.items()}
+                        self._early = {}
+                    self._children = self._scan(old)
                     self._dir_mtime = mtime
                     self.mtime_ns = mtime
                 self._checked = now
@@ -82,7 +92,13 @@ class RealDir(Dir):
         derived from the old one: views, parses, cached renderings). A file shown
         as a folder (a pak, a .Gbx, a GP2 track) is a file here like any other.
         A real folder still there keeps its entry (its listing re-checks itself)
-        with its access read again: a chmod or an ACL set on it counts at once."""
+        with its access read again: a chmod or an ACL set on it counts at once.
+        Before the first listing, a name no index could have is looked up alone
+        (`ls` of one map in a folder of 100,000 lists one file, not the folder)."""
+        if self._children is None and not name.endswith(".csv"):
+            with self._lock:
+                if self._children is None and len(self._early) < EARLY_MAX:
+                    return self._look_up_early(name)
         kids = self.children()
         entry = kids.get(name)
         if entry is None or name not in self._sigs:   # not in _sigs: generated (maps.csv)
@@ -110,6 +126,29 @@ class RealDir(Dir):
             self._sigs[name] = sig
             self._children = self._indexed({**kids, name: new})   # the index shows the new file
             return new
+
+    def _look_up_early(self, name: str) -> Entry | None:
+        """child(name) before the first listing (under the lock): the file checked
+        alone, its entry kept for the listing while its signature holds."""
+        item = self._classify(_PathEntry(self.path, name))
+        if item is None:
+            self._early.pop(name, None)
+            return None
+        _, st, target, is_dir = item
+        sig = _sig(st, is_dir)
+        known = self._early.get(name)
+        if known is not None and known[1] == sig:
+            return known[0]
+        if known is not None and isinstance(known[0], RealDir) and is_dir and known[1][1:3] == sig[1:3]:
+            known[0].access = access_of(target, st)      # the same folder: its access, now (as child())
+            self._early[name] = (known[0], sig)
+            return known[0]
+        try:
+            entry = self._make(name, st, target, is_dir)
+        except OSError:
+            return None
+        self._early[name] = (entry, sig)
+        return entry
 
     def _scan(self, old: dict[str, Entry]) -> dict[str, Entry]:
         """List the directory, keeping the entries of unchanged files (so views

@@ -247,3 +247,34 @@ def test_real_pak_view_listing_fifty_paks_reads_no_pak_byte(tmp_path, monkeypatc
     assert [r for r in reads if r.endswith(".pak")] == []
     assert resolve(tree, "P17.pak/P17/Media/t.dds").read(0, 3) == b"\x11\x11\x11"
     assert {r for r in reads if r.endswith(".pak")} == {"P17.pak"}
+
+
+def test_a_lookup_before_the_first_listing_checks_that_file_alone(tmp_path, monkeypatch):
+    """`ls` of one map right after mounting a folder of thousands: the lookup
+    scans nothing, and the listing made later keeps the entry it found (one view,
+    one parse), unless the file changed in between."""
+    for i in range(5):
+        _write(tmp_path / f"f{i}.pak", b"NadeoPak")
+    _write(tmp_path / "plain.txt", b"old")
+    view = CountingView()
+    tree = build_tree(str(tmp_path), openers=[Opener("pak", view, suffixes=(".pak",))])
+    scans = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(root_mod.os, "scandir", lambda p: scans.append(p) or real_scandir(p))
+    pak = tree.child("f2.pak")
+    assert isinstance(pak, ViewDir) and tree.child("f2.pak") is pak
+    assert tree.child("missing.pak") is None
+    txt = tree.child("plain.txt")
+    assert scans == [] and tree.peek() is None and not tree.loaded()
+    _write(tmp_path / "plain.txt", b"changed!")     # another size: a new entry
+    kids = tree.children()
+    assert len(scans) == 1 and sorted(kids) == [*(f"f{i}.pak" for i in range(5)), "plain.txt"]
+    assert kids["f2.pak"] is pak and kids["plain.txt"] is not txt
+    assert kids["plain.txt"].read(0, 100) == b"changed!"
+
+
+def test_an_index_name_is_looked_up_in_the_listing(tmp_path):
+    """maps.csv exists only as part of a listing: its lookup lists the folder."""
+    _write(tmp_path / "a.txt", b"x")
+    tree = build_tree(str(tmp_path))
+    assert tree.child("maps.csv") is None and tree.peek() is not None

@@ -191,12 +191,14 @@ class GbxParse:
         walk), kept as a cheap cache value."""
         return self.ctx.cache.get_or_make(("gbx.bodybytes", self.source), self._make_body_bytes, rank=CHEAP)
 
-    def body_size(self) -> int:
+    def body_size(self, h: GbxHeader | None = None) -> int:
         """The decompressed body's size as the file declares it (GbxError when the
         declared sizes do not fit the file): 8 bytes read at the body's offset, no
         decompression (listing body/ of thousands of files). A body whose data then
-        does not decompress to it answers EIO when read, never other bytes."""
-        h = self.header_once().header
+        does not decompress to it answers EIO when read, never other bytes.
+        `h`: the header when the caller has it parsed already."""
+        if h is None:
+            h = self.header_once().header
         if h is None:
             raise GbxError("header unreadable", where="body")
         if h.body_offset is None:       # a pak's metadata header: the entry's real one is needed

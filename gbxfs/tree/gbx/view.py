@@ -30,7 +30,7 @@ bounded by the cache however many files are browsed.
 from __future__ import annotations
 
 import errno
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
@@ -107,10 +107,11 @@ class GbxFolder(PartlyListedDir):
         if h is None:
             problems.append(("header", ph.error))
             return with_errors(out, problems, self.xattrs)
-        out.append(CachedDir("header", cache, self._key("header/"), self._header_files))
+        out.append(HeaderFolder("header", cache, self._key("header/"), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
-        out.append(PartlyListedDir("body", self._body_files, UNLISTED))
+        body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
+        out.append(BodyFolder("body", lambda: self._body_files(body), UNLISTED))
         out += self._thumbnail_files(h, problems)
         out += icon_entries(h, cache, self._key, self._header)
         folder_icon = directory_file(out)
@@ -175,16 +176,24 @@ class GbxFolder(PartlyListedDir):
         return with_errors(out, [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
                                  if c.error is not None] + ([icon] if icon else []))
 
-    def _body_files(self) -> list[Entry]:
+    def _body_facts(self, h) -> int | GbxError | None:
+        """What body/ is listed from: the body's declared size, or why it does not
+        fit the file (None: no bytes to read). Read with the top level's listing."""
+        if self.p.source_error:
+            return None
+        try:
+            return self.p.body_size(h)
+        except GbxError as e:
+            return _bare(e.add_context(where="body"))
+
+    def _body_files(self, size: int | GbxError | None) -> list[Entry]:
         """body/: body.bin (of the size the file declares: nothing decompressed) and
         nodes.txt (made when read); nodes/ is found by name (nodesindex.py). Declared
-        sizes that do not fit the file show error.txt instead."""
-        if self.p.source_error:
+        sizes that do not fit the file show error.txt instead. Made from memory."""
+        if size is None:
             return []
-        try:
-            size = self.p.body_size()
-        except GbxError as e:
-            return with_errors([], [("body", _bare(e.add_context(where="body")))])
+        if isinstance(size, GbxError):
+            return with_errors([], [("body", size)])
         nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
         return [ParsedBytesFile("body.bin", self._body_bytes, size=size),
                 CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
@@ -320,6 +329,32 @@ class GbxFolder(PartlyListedDir):
                                     lambda: self.files.digest().items, self.files.body_slice)
         except GbxError as e:
             return with_errors([], [("embedded", _bare(e))])
+
+
+class HeaderFolder(CachedDir):
+    """header/: its listing a header read and decode, which a walk may make ahead
+    (model.Dir.list_ahead)."""
+
+    __slots__ = ()
+    list_ahead = True
+
+
+class BodyFolder(PartlyListedDir):
+    """body/: listed from facts its GBX folder's listing read (no I/O, no parse),
+    so a walk enters it without a worker thread (contract.py lists_from_memory),
+    and made again on each listing rather than kept (a few objects)."""
+
+    __slots__ = ()
+    lists_from_memory = True
+
+    def children(self) -> Mapping[str, Entry]:
+        return {c.name: c for c in self._load() if c.name not in self._unlisted}
+
+    def child(self, name: str) -> Entry | None:
+        return next((c for c in self._load() if c.name == name), None)
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        return self.children()      # from memory: the same on every walk (a folder's link count)
 
 
 def _comments_bytes(comments: str) -> bytes:
