@@ -4,7 +4,8 @@ names of its __all__ from here, loaded on first use."""
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from gbxfs.formats.gbx import Gbx, GbxError, parse
 from gbxfs.formats.pak.errors import PakError

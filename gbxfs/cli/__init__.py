@@ -11,8 +11,15 @@ Exit codes (documented in the README):
 """
 from __future__ import annotations
 
-from gbxfs.cli.exits import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MOUNT_FAILED, EXIT_NOT_FOUND,  # noqa: F401
-                             EXIT_OK, EXIT_PARTIAL, EXIT_USAGE)
+from gbxfs.cli.exits import (  # noqa: F401
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_MOUNT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,8 +7,8 @@ reads each command's docstring from its module's source).
 from __future__ import annotations
 
 import importlib
-from typing import Callable
 import sys
+from collections.abc import Callable
 
 from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 

@@ -24,9 +24,9 @@ import argparse
 import csv
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from gbxfs.cli import coverage_chunks
 from gbxfs.cli.exits import EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE

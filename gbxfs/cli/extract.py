@@ -30,7 +30,7 @@ import os
 import secrets
 import stat
 import sys
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from gbxfs.cli.progress import bar, say

@@ -24,7 +24,6 @@ import sys
 import time
 
 from gbxfs.cli.exits import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE
-
 from gbxfs.fuse.mountinfo import find_mount
 
 log = logging.getLogger("gbxfs")

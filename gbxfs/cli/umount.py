@@ -16,7 +16,7 @@ import argparse
 import os
 import subprocess
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from gbxfs.cli.exits import EXIT_MOUNT_FAILED, EXIT_NOT_FOUND, EXIT_OK
 from gbxfs.fuse.mountinfo import GBXFS_FSTYPE, MountRecord, canonical, is_ours, mounts_at

@@ -6,7 +6,7 @@ from __future__ import annotations
 import errno
 import functools
 import logging
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import pyfuse3
 

@@ -44,7 +44,7 @@ class Inode:
     __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder", "attrs", "up")
 
     def __init__(self, inode: int, path: str | None, entry: Entry | None, mtime_ns: int,
-                 access: Access | None = None, folder: "Inode | None" = None):
+                 access: Access | None = None, folder: Inode | None = None):
         self.inode = inode
         self.path = path            # "" for the root, else "a/b/c"; None: a listed file not found yet
         self.entry = entry

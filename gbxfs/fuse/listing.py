@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import pyfuse3
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from gbxfs.fuse.options import server_pid
 
-
 GBXFS_FSTYPE = "fuse.gbxfs"
 
 

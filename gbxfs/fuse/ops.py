@@ -13,16 +13,16 @@ import itertools
 import logging
 import os
 import threading
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import pyfuse3
 import trio
 
 from gbxfs.fuse.ahead import Ahead
-from gbxfs.fuse.attrs import AttrPolicy, BLKSIZE, file_size, make_attributes, needs_work, negative_entry, stable
-from gbxfs.fuse.guard import fail, handler, read_only
-from gbxfs.fuse.inodes import InodeTable, Inode
+from gbxfs.fuse.attrs import BLKSIZE, AttrPolicy, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.dirs import DirectoryOps
+from gbxfs.fuse.guard import fail, handler, read_only
+from gbxfs.fuse.inodes import Inode, InodeTable
 from gbxfs.fuse.listing import DirHandle, inherit
 from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions
 from gbxfs.tree.logs import log_failure

@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pyfuse3
 import trio

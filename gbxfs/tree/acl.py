@@ -14,7 +14,7 @@ import errno
 import os
 import stat
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from gbxfs.tree.model import Access
 

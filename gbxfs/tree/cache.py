@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Hashable, Iterator
-
+from typing import Any
 
 # Share of the bound that made values (get_or_make) may hold while they are kept
 # ahead of plain put() values. Past it eviction is plain LRU again, so that the

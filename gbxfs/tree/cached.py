@@ -14,7 +14,7 @@ file's cached or re-done parse), so content made again is the same content.
 from __future__ import annotations
 
 import errno
-from typing import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.model import Dir, Entry, File

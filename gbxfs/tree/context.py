@@ -1,8 +1,9 @@
 """What a view needs from the tree besides its own bytes."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gbxfs.tree.cache import ByteLRU
 

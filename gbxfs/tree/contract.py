@@ -14,7 +14,8 @@ other request of the mount.
 """
 from __future__ import annotations
 
-from typing import Mapping, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.source import ByteSource

@@ -24,10 +24,9 @@ a thousand tracks does not keep a thousand tracks in memory.
 """
 from __future__ import annotations
 
-from gbxfs.formats.gp2 import (TABLE_AT, TABLE_SIZE, Gp2Error, decode, folder_files,
-                               looks_like_gp2, section_files)
-from gbxfs.tree.context import TreeContext
+from gbxfs.formats.gp2 import TABLE_AT, TABLE_SIZE, Gp2Error, decode, folder_files, looks_like_gp2, section_files
 from gbxfs.tree.cached import CachedFile, ParsedBytesFile
+from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import Dir, Entry, SourceFile
 from gbxfs.tree.source import ByteSource, read_all
 

@@ -9,7 +9,7 @@ gbxfs/tree/contract.py.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 Xattrs = dict[str, bytes]
 # (permission bits, uid, gid) of the real file or folder an entry comes from, and

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from gbxfs.tree import gp2view
 from gbxfs.tree.context import TreeContext
@@ -122,7 +122,7 @@ class ViewDir(Dir):
         view = self.view()
         try:
             return view.child(name)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a view whose lookup fails is replaced by the error folder
             return self._replaced(view, e).child(name)
 
     def _replaced(self, view: Dir, e: Exception) -> Dir:

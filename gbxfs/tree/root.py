@@ -27,7 +27,7 @@ import logging
 import os
 import stat
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from gbxfs.tree.acl import access_of, acl, map_permissions, open_to_all, searchable_by_all
 from gbxfs.tree.context import TreeContext

@@ -20,7 +20,7 @@ A row not made yet is a file: makers make folders with the listing.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from gbxfs.tree.longnames import all_fit
 from gbxfs.tree.model import Entry
@@ -33,7 +33,7 @@ class Rows(Mapping):
     __slots__ = ("names", "cells", "sizes", "mtime_ns", "valid", "_make", "_where")
 
     def __init__(self, names: list[str], cells: list, sizes: list[int], mtime_ns: int | None,
-                 make: "Callable[[Rows, int, int], Entry]", valid: bool | None = None):
+                 make: Callable[[Rows, int, int], Entry], valid: bool | None = None):
         self.names = names
         self.cells = cells
         self.sizes = sizes

@@ -36,7 +36,7 @@ class _OpenFiles:
         self._lock = threading.Lock()
         self._open: OrderedDict[FileSource, None] = OrderedDict()
 
-    def acquire(self, src: "FileSource", may_open: bool = True) -> int | None:
+    def acquire(self, src: FileSource, may_open: bool = True) -> int | None:
         with self._lock:
             if src._fd is not None:
                 self._open.move_to_end(src)
@@ -68,11 +68,11 @@ class _OpenFiles:
             os.close(fd)
         return mine
 
-    def release(self, src: "FileSource") -> None:
+    def release(self, src: FileSource) -> None:
         with self._lock:
             src._users -= 1
 
-    def close(self, src: "FileSource") -> None:
+    def close(self, src: FileSource) -> None:
         with self._lock:
             if src._fd is not None and src._users == 0:
                 self._close(src)
@@ -89,7 +89,7 @@ class _OpenFiles:
             if src._users == 0:
                 self._close(src)
 
-    def _close(self, src: "FileSource") -> None:
+    def _close(self, src: FileSource) -> None:
         os.close(src._fd)
         src._fd = None
         del self._open[src]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
-
 import struct
-from json.encoder import encode_basestring   # what json.dumps(s, ensure_ascii=False) does to a str
+from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) does to a str
 from typing import Any
 
 from .model import Labeled, NodeRef

@@ -7,7 +7,7 @@ offset, the node walker knows the chunk and the node), see `add_context`.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
 class GbxError(Exception):
@@ -24,7 +24,7 @@ class GbxError(Exception):
         self.decl: str | None = None  # declaration being decoded: "file.chunks:12 fieldName"
 
     def add_context(self, *, offset: int | None = None, chunk_id: int | None = None,
-                    node: int | str | None = None, where: str | None = None) -> "GbxError":
+                    node: int | str | None = None, where: str | None = None) -> GbxError:
         """Fill context fields that are still unknown (inner context wins); returns self."""
         if self.offset is None:
             self.offset = offset

@@ -11,7 +11,8 @@ import operator
 import re
 import struct
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # A compiled expression is called as fn(scope, reader): names are looked up with
 # scope.lookup(name, reader) (decl.frame.Frame), so no closure is built per evaluation.

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import classdb
+from .decl import registry
 from .errors import GbxError
 from .model import Chunk, ExternalRef
-from .decl import registry
 from .reader import GbxReader
 from .sources import BufferSource
 from .textreader import as_text_reader

@@ -16,16 +16,19 @@ declaration engine never imports this module.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import classdb
 from .decl import Registry, registry
 from .decl.frame import root_frame
+from .encoding import SKIP_MARKER
+from .encoding import unpack_i32 as _i32
+from .encoding import unpack_u32 as _u32
 from .errors import GbxError
 from .lookback import may_define_strings
 from .model import Chunk, ExternalRef, Node, NodeRef
-from .encoding import SKIP_MARKER, unpack_i32 as _i32, unpack_u32 as _u32
 from .reader import GbxReader
 from .textreader import make_reader
 

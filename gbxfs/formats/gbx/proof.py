@@ -15,8 +15,9 @@ and the corpus consistency test.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from . import classdb
 from .decl import ChunkDecl, Registry, registry
@@ -109,7 +110,7 @@ class ChunkProofs:
                                f"{node.error or g.body.error}"
         return "not proven"
 
-    def finish(self) -> "ChunkProofs":
+    def finish(self) -> ChunkProofs:
         """Give declarations used only through `read chunk` their callers' status
         (repeated, so that chains of `read chunk` are followed)."""
         direct = {k for k, st in self.states.items() if st.met}

@@ -14,13 +14,22 @@ Text-format files use textreader.TextGbxReader. Imports only encoding, errors, l
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from .encoding import ARRAY_FORMATS, MAX_COUNT, MAX_STRING, SKIP_MARKER, stored_text, text_at, fileref_at
-from .encoding import (unpack_2f as _2f, unpack_3f as _3f, unpack_4f as _4f, unpack_f32 as _f32, unpack_i8 as _i8,
-                       unpack_i16 as _i16, unpack_i32 as _i32, unpack_i64 as _i64, unpack_u16 as _u16,
-                       unpack_u32 as _u32, unpack_u64 as _u64)
+from .encoding import ARRAY_FORMATS, MAX_COUNT, MAX_STRING, SKIP_MARKER, fileref_at, stored_text, text_at
+from .encoding import unpack_2f as _2f
+from .encoding import unpack_3f as _3f
+from .encoding import unpack_4f as _4f
+from .encoding import unpack_f32 as _f32
+from .encoding import unpack_i8 as _i8
+from .encoding import unpack_i16 as _i16
+from .encoding import unpack_i32 as _i32
+from .encoding import unpack_i64 as _i64
+from .encoding import unpack_u16 as _u16
+from .encoding import unpack_u32 as _u32
+from .encoding import unpack_u64 as _u64
 from .errors import GbxError, Truncated
 from .lookback import IdState, read_id
 from .sources import BufferSource, Pushback
@@ -28,8 +37,8 @@ from .sources import BufferSource, Pushback
 if TYPE_CHECKING:       # the node list holds model records; the reader never makes them
     from .model import ExternalRef, Node
 
-def _fixed_read(unpack: Callable, size: int) -> Callable[["GbxReader"], Any]:
-    def read(self: "GbxReader") -> Any:
+def _fixed_read(unpack: Callable, size: int) -> Callable[[GbxReader], Any]:
+    def read(self: GbxReader) -> Any:
         buf = self._buf
         if buf is not None:
             p = self._pos
@@ -326,7 +335,7 @@ class GbxReader:
             out["locator_url"] = url
         return out
 
-    def sub_reader(self, data: bytes) -> "GbxReader":
+    def sub_reader(self, data: bytes) -> GbxReader:
         """A reader over other bytes (inflated data inside a chunk) that shares this
         reader's state: lookback strings, node list, hooks."""
         sub = type(self)(BufferSource(data), num_nodes=self.num_nodes, on_node=self.on_node, feed=self.feed,

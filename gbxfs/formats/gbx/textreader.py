@@ -9,8 +9,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from .errors import GbxError, Truncated
 from .encoding import SKIP_MARKER
+from .errors import GbxError, Truncated
 from .reader import GbxReader
 from .sources import BufferSource
 

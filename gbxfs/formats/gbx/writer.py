@@ -32,44 +32,44 @@ class W:
         self.buf = bytearray()
         self.ids: list[str] | None = None   # lookback list (None: version not written yet)
 
-    def raw(self, b: bytes) -> "W":
+    def raw(self, b: bytes) -> W:
         self.buf += b
         return self
 
-    def _line(self, s: str) -> "W":
+    def _line(self, s: str) -> W:
         self.buf += s.encode() + b"\r\n"
         return self
 
-    def u8(self, v: int) -> "W":
+    def u8(self, v: int) -> W:
         return self._line(str(v)) if self.text else self.raw(bytes([v]))
 
-    def u16(self, v: int) -> "W":
+    def u16(self, v: int) -> W:
         return self._line(str(v)) if self.text else self.raw(struct.pack("<H", v))
 
-    def u32(self, v: int) -> "W":
+    def u32(self, v: int) -> W:
         return self._line(str(v)) if self.text else self.raw(struct.pack("<I", v))
 
-    def i32(self, v: int) -> "W":
+    def i32(self, v: int) -> W:
         return self._line(str(v)) if self.text else self.raw(struct.pack("<i", v))
 
-    def hex32(self, v: int) -> "W":
+    def hex32(self, v: int) -> W:
         return self._line(f"{v:08X}") if self.text else self.raw(struct.pack("<I", v))
 
-    def f32(self, *vs: float) -> "W":
+    def f32(self, *vs: float) -> W:
         for v in vs:
             self._line(repr(v)) if self.text else self.raw(struct.pack("<f", v))
         return self
 
-    def bool(self, v: bool) -> "W":
+    def bool(self, v: bool) -> W:
         return self.u32(1 if v else 0)
 
-    def string(self, s: str) -> "W":
+    def string(self, s: str) -> W:
         b = s.encode()
         if self.text:
             return self.raw(b + b"\r\n")
         return self.raw(struct.pack("<I", len(b)) + b)
 
-    def id(self, s: str | int, version: int = 3) -> "W":
+    def id(self, s: str | int, version: int = 3) -> W:
         """Lookback string (v3): new strings get 0x40000000, known ones their index."""
         if self.ids is None:
             self.u32(version)

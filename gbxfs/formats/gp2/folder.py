@@ -5,12 +5,17 @@ Raw sections are listed as sections/NN.<name>.bin; concatenated in name
 order they are the original file."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from gbxfs.formats.gp2.render_info import render_info
-from gbxfs.formats.gp2.render_tables import (render_cameras, render_ccline, render_commands,
-                                             render_internal_objects, render_objects,
-                                             render_sectors)
+from gbxfs.formats.gp2.render_tables import (
+    render_cameras,
+    render_ccline,
+    render_commands,
+    render_internal_objects,
+    render_objects,
+    render_sectors,
+)
 from gbxfs.formats.gp2.render_text import render_car_setup, render_jam_files, render_various
 from gbxfs.formats.gp2.track import Gp2Track
 

@@ -10,8 +10,8 @@ def _lines(pairs) -> bytes:
 
 
 def render_car_setup(t: Gp2Track) -> bytes:
-    note = ("# field names follow Arg2Data; Paul Hoad's editor reads grip and brake\n"
-            "# balance from bytes 11/13 instead. raw holds all 38 bytes.\n").encode()
+    note = (b"# field names follow Arg2Data; Paul Hoad's editor reads grip and brake\n"
+            b"# balance from bytes 11/13 instead. raw holds all 38 bytes.\n")
     return note + _lines([("raw", t.setup.raw.hex(" ")), *t.setup.fields()])
 
 

@@ -15,15 +15,13 @@ from gbxfs.formats.gp2.checksum import Checksum, read_checksum
 from gbxfs.formats.gp2.cursor import Cursor
 from gbxfs.formats.gp2.errors import Gp2Error
 from gbxfs.formats.gp2.header import TrackHeader, read_header
-from gbxfs.formats.gp2.objects import (InternalObject, ObjectDefinition,
-                                       read_internal_objects, read_object_definitions)
-from gbxfs.formats.gp2.offsets import (BASE, TABLE_AT, TABLE_SIZE, OffsetTable, looks_like_gp2,
-                                       read_offset_table)
+from gbxfs.formats.gp2.objects import InternalObject, ObjectDefinition, read_internal_objects, read_object_definitions
+from gbxfs.formats.gp2.offsets import BASE, TABLE_AT, TABLE_SIZE, OffsetTable, looks_like_gp2, read_offset_table
 from gbxfs.formats.gp2.preamble import gp2info
 from gbxfs.formats.gp2.sectors import UNIT_METRES, SectorStream, read_stream
 from gbxfs.formats.gp2.setup import CarSetup
-from gbxfs.formats.gp2.tail import (VARIOUS_SIZE, Camera, JamFiles, VariousData,
-                                    read_cameras, read_jams, read_various)
+from gbxfs.formats.gp2.tail import VARIOUS_SIZE, Camera, JamFiles, VariousData, read_cameras, read_jams, read_various
+
 
 @dataclass(frozen=True)
 class Section:

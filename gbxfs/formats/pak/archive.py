@@ -19,16 +19,23 @@ from typing import Any
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
 from gbxfs.formats.pak.entry import PakEntry
-from gbxfs.formats.pak.tablecheck import static_check, static_error, static_rows
-from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.header import (CIPHER_OFFSET, IV_OFFSET, KNOWN_VERSIONS, MAGIC, PakFileRecord,
-                                      PakHeader, read_header)
-from gbxfs.formats.pak.records import COMPRESSED_FLAGS
+from gbxfs.formats.pak.header import (
+    CIPHER_OFFSET,
+    IV_OFFSET,
+    KNOWN_VERSIONS,
+    MAGIC,
+    PakFileRecord,
+    PakHeader,
+    read_header,
+)
 from gbxfs.formats.pak.metadata import Metadata, read_metadata
+from gbxfs.formats.pak.pieces import NoCache
+from gbxfs.formats.pak.records import COMPRESSED_FLAGS
 from gbxfs.formats.pak.stream import HEADER_AHEAD, EncryptedStream, ReadAt, read_exact
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.formats.pak.tablecache import HeldTable, TableView
+from gbxfs.formats.pak.tablecheck import static_check, static_error, static_rows
 
 
 def peek_version(read_at: ReadAt, size: int) -> int:

@@ -21,16 +21,16 @@ from gbxfs.formats.pak import packgbx
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.cipher import BLOCK
 from gbxfs.formats.pak.cipher6 import header_encrypted, header_key, pack_key
-from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.entry6 import PackEntry, static_error6
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.header6 import Pack6Table, PlainStream, read_table
 from gbxfs.formats.pak.metadata import Metadata
+from gbxfs.formats.pak.pieces import NoCache
+from gbxfs.formats.pak.stream import EncryptedStream
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.formats.pak.tablecache import HeldTable, TableView
 from gbxfs.formats.pak.tablecheck import rows_of
-from gbxfs.formats.pak.stream import EncryptedStream
 
 FIRST_VERSION, LAST_VERSION = 6, 18
 HEADER_READS = (64 << 10, 1 << 20, 16 << 20)   # plain header: small, big, huge (seed: HeaderMaxSize)

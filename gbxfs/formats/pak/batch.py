@@ -17,7 +17,7 @@ folds (PakEntry._whole): verification is unchanged and stays with the entry
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from gbxfs.formats.pak.cipher import BLOCK, PakKey
 

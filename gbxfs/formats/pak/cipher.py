@@ -81,12 +81,12 @@ class PakKey:
         self.ecb().decrypt(swap32(cipher), output=raw)
         return strxor(swap32(raw), prev + cipher[:-BLOCK] if len(cipher) > BLOCK else prev)
 
-    def decrypter(self, iv: bytes, pos: int = 0) -> "Decrypter":
+    def decrypter(self, iv: bytes, pos: int = 0) -> Decrypter:
         """A CBC stream starting after `iv` (8 bytes: the plain IV, or the
         ciphertext block before `pos` when resuming mid-stream)."""
         return Decrypter(_Chain(self, iv), pos)
 
-    def encrypter(self, iv: bytes) -> "Encrypter":
+    def encrypter(self, iv: bytes) -> Encrypter:
         return Encrypter(_LazyCbc(self, iv))
 
 

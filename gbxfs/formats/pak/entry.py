@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import threading
 import zlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from gbxfs.formats.pak.cipher import PAGE, PakKey, align8
 from gbxfs.formats.pak.errors import EntryError, PakError
 from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk, run_gbx_pass
 from gbxfs.formats.pak.header import PakFileRecord
+from gbxfs.formats.pak.pieces import DecryptAhead, NoCache, StoredPieces
 from gbxfs.formats.pak.recover import recover
 from gbxfs.formats.pak.seekinflate import CHUNK, SeekableInflate
-from gbxfs.formats.pak.pieces import DecryptAhead, NoCache, StoredPieces
 from gbxfs.formats.pak.stream import EncryptedStream, plain_range
 from gbxfs.formats.pak.tablecheck import static_error
 from gbxfs.formats.pak.verification import ADLER32, RECOVERED, no_checksum, refusal

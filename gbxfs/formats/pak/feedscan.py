@@ -47,7 +47,7 @@ class NodeSlots:
     last: int = 0
     loose: frozenset[int] = frozenset()     # classes whose nodes hold no chunk ids (the `archive` flag)
 
-    def copy(self) -> "NodeSlots":
+    def copy(self) -> NodeSlots:
         return NodeSlots(self.num_nodes, set(self.used), self.last, self.loose)
 
     def take(self, index: int) -> None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.body import BodyData, read_body
+from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import read_header
 from gbxfs.formats.gbx.nodes import walk_body

@@ -13,9 +13,21 @@ from dataclasses import dataclass, field
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, MAX_DEPTH, MAX_NAME,  # noqa: F401
-                                       NO_FEED_FLAG, PACK_COMPRESSED_FLAGS, PUBLIC_FILE_FLAG, PakFileRecord,
-                                       PakFolder, _component, decode_name, make_folders, split_name)
+from gbxfs.formats.pak.records import (  # noqa: F401
+    COMPRESSED_FLAGS,
+    FORCE_NO_CRYPT_FLAG,
+    MAX_DEPTH,
+    MAX_NAME,
+    NO_FEED_FLAG,
+    PACK_COMPRESSED_FLAGS,
+    PUBLIC_FILE_FLAG,
+    PakFileRecord,
+    PakFolder,
+    _component,
+    decode_name,
+    make_folders,
+    split_name,
+)
 from gbxfs.formats.pak.stream import READ_AHEAD, PageReader
 from gbxfs.formats.pak.table import FileTable, read_files
 

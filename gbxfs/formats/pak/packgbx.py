@@ -13,7 +13,7 @@ from gbxfs.formats.pak.header import MAGIC
 
 MAX_STRING = 1 << 20
 INCLUDED_MIN = 32 + 4 + 4 * 5 + 4 + 8 + 4   # smallest included-pack record
-_FILETIME_EPOCH = datetime.datetime(1601, 1, 1, tzinfo=datetime.timezone.utc)
+_FILETIME_EPOCH = datetime.datetime(1601, 1, 1, tzinfo=datetime.UTC)
 
 
 @dataclass

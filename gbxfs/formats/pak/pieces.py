@@ -31,7 +31,7 @@ PIECE_WAIT = 10.0    # seconds a read waits for a background piece before decryp
 
 
 class StoredPieces:
-    _pending: dict[int, "_Claim"]   # piece offset -> set when its background decryption ends
+    _pending: dict[int, _Claim]   # piece offset -> set when its background decryption ends
 
     def _pieces_wanted(self) -> bool:
         """Pieces only for a large stored entry with a cache to keep them in."""

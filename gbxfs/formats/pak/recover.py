@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
-from itertools import combinations
 
 from gbxfs.formats.pak.cipher import BLOCK, PAGE, calc_ivxor
 from gbxfs.formats.pak.feedscan import Hit, NodeSlots, scan
@@ -74,7 +73,7 @@ class _State:
     slots: NodeSlots
     folds: dict[int, int]
 
-    def copy(self) -> "_State":
+    def copy(self) -> _State:
         return _State(self.z.copy(), self.page, self.tail, self.pending, self.out_len, self.slots.copy(),
                       dict(self.folds))
 

@@ -19,8 +19,9 @@ make earlier bytes look trustworthy.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from gbxfs.formats.pak.errors import PakError
 

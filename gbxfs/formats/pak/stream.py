@@ -11,7 +11,7 @@ fetches each page, hence where each feed lands.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from gbxfs.formats.pak.cipher import BLOCK, PAGE, PakKey, align8, apply_folds
 from gbxfs.formats.pak.errors import PakError

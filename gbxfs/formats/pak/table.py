@@ -24,7 +24,7 @@ import operator
 import struct
 import sys
 from array import array
-from typing import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFileRecord, PakFolder, decode_name, split_name
@@ -73,7 +73,7 @@ class FileTable(Sequence[PakFileRecord]):
         self._empty_only = True
 
     @classmethod
-    def empty(cls, folders: list[PakFolder] = (), version: int = 3) -> "FileTable":
+    def empty(cls, folders: list[PakFolder] = (), version: int = 3) -> FileTable:
         return cls(list(folders), b"", array("I"), array("i"), True, version=version)
 
     def __len__(self) -> int:

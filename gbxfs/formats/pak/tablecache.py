@@ -13,7 +13,8 @@ Without a cache (a NoCache: the CLI's one-shot reads) the table is held.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any
 
 from gbxfs.formats.pak.pieces import NoCache
 from gbxfs.formats.pak.records import PakFileRecord

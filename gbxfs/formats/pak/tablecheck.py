@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 from array import array
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from gbxfs.formats.pak.cipher import align8
 from gbxfs.formats.pak.records import COMPRESSED_FLAGS

@@ -11,11 +11,17 @@ A table may list a million files: these read the compact table's columns
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from gbxfs.formats.pak.records import (COMPRESSED_FLAGS, FORCE_NO_CRYPT_FLAG, NO_FEED_FLAG, PACK_COMPRESSED_FLAGS,
-                                       PUBLIC_FILE_FLAG, split_name)
+from gbxfs.formats.pak.records import (
+    COMPRESSED_FLAGS,
+    FORCE_NO_CRYPT_FLAG,
+    NO_FEED_FLAG,
+    PACK_COMPRESSED_FLAGS,
+    PUBLIC_FILE_FLAG,
+    split_name,
+)
 from gbxfs.formats.pak.table import COLUMN_CHUNK, FileTable
 
 

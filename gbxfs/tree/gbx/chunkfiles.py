@@ -10,12 +10,11 @@ costs a few hundred bytes per file, not the chunks' bytes and values.
 from __future__ import annotations
 
 import re
-
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 from gbxfs.formats.gbx.decl import registry
-from gbxfs.formats.gbx.model import Chunk
 from gbxfs.formats.gbx.dump import dump_bytes
+from gbxfs.formats.gbx.model import Chunk
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.cached import CachedFile, ParsedBytesFile
 from gbxfs.tree.model import Entry

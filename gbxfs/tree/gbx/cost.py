@@ -16,8 +16,9 @@ it in either direction (tests/robustness/test_memory.py compares them).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from sys import getsizeof
-from typing import Any, Callable
+from typing import Any
 
 from gbxfs.formats.gbx.model import Chunk, Node, NodeRef
 

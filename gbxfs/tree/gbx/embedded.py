@@ -15,14 +15,15 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gbxfs.formats.gbx import classdb
+from gbxfs.formats.gbx.dump import dump_lines
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Node
-from gbxfs.tree.context import TreeContext
-from gbxfs.formats.gbx.dump import dump_lines
 from gbxfs.tree.cached import LazySliceSource, ParsedBytesFile
+from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.zipdir import zip_folder
 from gbxfs.tree.model import Entry
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import csv
 import functools
 import io
-from typing import Any, Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.tree.cache import ByteLRU

@@ -22,8 +22,7 @@ import re
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.ghost.svg import render_svg
-from gbxfs.formats.gbx.inputs import InputLog, VALIDATION_CHUNKS, input_log, render_inputs_csv, \
-    render_inputs_script
+from gbxfs.formats.gbx.inputs import VALIDATION_CHUNKS, InputLog, input_log, render_inputs_csv, render_inputs_script
 from gbxfs.tree.gbx.ghostfiles import Ghost
 from gbxfs.tree.gbx.summary import strip_codes
 

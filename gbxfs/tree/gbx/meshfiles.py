@@ -19,7 +19,7 @@ a partial mesh.
 from __future__ import annotations
 
 import errno
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError

@@ -4,7 +4,6 @@ past 999), so a script names body/nodes/000.X without listing first; listed
 in node order, every name unique."""
 from __future__ import annotations
 
-
 NODE_DIGITS = 3
 
 

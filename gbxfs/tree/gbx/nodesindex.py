@@ -9,7 +9,7 @@ body/ does list, says so and names every node folder in it.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from gbxfs.tree.model import Entry
 

@@ -20,8 +20,9 @@ parse alive, and with them the whole file's bytes, at no cost to the cache.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gbxfs.formats.gbx.body import BodyData, declared_size, read_body
 from gbxfs.formats.gbx.errors import GbxError

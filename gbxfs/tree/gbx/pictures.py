@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import errno
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.picture import ICON, icon_png

@@ -18,8 +18,8 @@ status and the folders can never tell different stories.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from gbxfs.tree.gbx.errors import ERROR_NAME, ERROR_XATTR
 from gbxfs.tree.model import Dir, Entry

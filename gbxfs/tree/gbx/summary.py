@@ -9,7 +9,8 @@ that declares a field wins, top-level fields before nested ones.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.collections import collection_name

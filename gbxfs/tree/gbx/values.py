@@ -4,7 +4,8 @@ parse. Iterative, with exact type tests first: maps hold hundreds of
 thousands of values."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 
 def walk_values(value: Any) -> Iterator[Any]:

@@ -30,26 +30,26 @@ bounded by the cache however many files are browsed.
 from __future__ import annotations
 
 import errno
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk
-from gbxfs.tree.context import TreeContext
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx import inputfiles
 from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
-from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.embedded import embedded_entries
-from gbxfs.tree.gbx import inputfiles
+from gbxfs.tree.gbx.errors import with_errors
+from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
+from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
 from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
-from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
-from gbxfs.tree.gbx.errors import with_errors
-from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
-from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
+from gbxfs.tree.gbx.parse import GbxParse, _bare
+from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
 from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile

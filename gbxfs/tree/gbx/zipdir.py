@@ -22,7 +22,7 @@ import errno
 import io
 import zipfile
 import zlib
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.gbx.nodenames import unique_name

@@ -21,7 +21,7 @@ folder it is listed in (None at the top of a pak).
 from __future__ import annotations
 
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 from gbxfs.formats.pak.batch import decrypt_streams
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry

@@ -33,7 +33,7 @@ import operator
 import sys
 import weakref
 from array import array
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.pak.index import PakIndex

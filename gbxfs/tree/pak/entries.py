@@ -9,26 +9,26 @@ known to be unverifiable.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator, Mapping
 from threading import Lock
-from typing import Iterator, Mapping
 
+from gbxfs.formats.gbx.errors import GbxError
+from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.pak.archive import PakArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
 from gbxfs.formats.pak.errors import EntryError
 from gbxfs.formats.pak.table import FileTable
-from gbxfs.tree.context import TreeContext
-from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.header import parse_header
-from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.cached import ITEM_OVERHEAD
+from gbxfs.tree.context import TreeContext
+from gbxfs.tree.gbx.index import status_of_entry
+from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry
 from gbxfs.tree.pak.ahead import read_ahead, take_mark
 from gbxfs.tree.pak.columns import FileColumns
-from gbxfs.tree.pak.info import PROOF_XATTR, ERROR_NAME, ERROR_XATTR, INFO_NAME
 from gbxfs.tree.pak.files import PakEntryFile, PakEntrySource, _record_xattrs
 from gbxfs.tree.pak.index import PakIndex
-from gbxfs.tree.gbx.index import status_of_entry
+from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME, PROOF_XATTR
 from gbxfs.tree.pak.listed import node_rows
 from gbxfs.tree.rows import Rows
 
@@ -169,7 +169,7 @@ class PakTree:
         return None if table is None else (table, index)
 
     def listing(self, node: int, have: tuple[FileTable, PakIndex] | None = None,
-                parent: "PakFolder | None" = None) -> Rows:
+                parent: PakFolder | None = None) -> Rows:
         """The node's entries by name, in listing order, as rows (tree/pak/listed.py);
         `parent`: the folder listing them (its sub-folders' ahead_parent, tree/pak/ahead.py)."""
         table, index = have or (self.arc.files, self.index())
@@ -213,7 +213,7 @@ class PakFolder(Dir):
 
     @classmethod
     def listed(cls, name: str, tree: PakTree, node: int, cheap: bool, mtime_ns: int,
-               parent: "PakFolder | None") -> "PakFolder":
+               parent: PakFolder | None) -> PakFolder:
         """A sub-folder as its parent's listing makes it: __init__'s result, its slots
         set here (one per folder a listing shows, a few per folder `find` visits)."""
         e = cls.__new__(cls)

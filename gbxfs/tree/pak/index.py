@@ -25,7 +25,7 @@ import heapq
 import itertools
 import sys
 from array import array
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from gbxfs.formats.pak.records import _component
 from gbxfs.formats.pak.table import FileTable

@@ -14,16 +14,16 @@ folder, and every sub-folder.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.gbx.index import index_files
+from gbxfs.tree.longnames import all_fit
 from gbxfs.tree.model import Entry
 from gbxfs.tree.pak.columns import GBX, FileColumns
 from gbxfs.tree.pak.files import PakEntryFile
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.names import typed_name
-from gbxfs.tree.longnames import all_fit
 from gbxfs.tree.rows import Rows, plain_names
 
 

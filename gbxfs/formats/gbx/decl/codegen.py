@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from ..expr import compile_expr
 from ..encoding import MAX_COUNT
+from ..expr import compile_expr
 from . import ast as dsl
 from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure
-from .frame import Frame
 from .genexpr import ExprSource
 from .genfields import FieldWriter, gen_fusable
 from .genruntime import BASE_NS
@@ -126,7 +126,7 @@ class CodeGen:
             self._define(fname, em)
         return fname
 
-    def _define(self, name: str, em: "_Emitter") -> Callable:
+    def _define(self, name: str, em: _Emitter) -> Callable:
         src = "\n".join(em.lines) + "\n"
         code = compile(src, f"<gbx declarations {em.file}: {name}>", "exec")
         exec(code, self.ns)   # noqa: S102 - source written above from checked declarations

@@ -5,12 +5,13 @@ frame (a nested dict; lists of dicts for loops).
 from __future__ import annotations
 
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from ..encoding import MAX_COUNT
 from ..errors import GbxError
 from ..expr import compile_expr
 from ..model import Labeled, NodeRef
-from ..encoding import MAX_COUNT
 from ..reader import GbxReader
 from ..zinflate import inflate_exact
 from . import ast as dsl

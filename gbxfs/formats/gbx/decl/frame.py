@@ -20,13 +20,13 @@ class ContinueItem(Exception):
         self.uncounted = uncounted
 
 
-def new_frame(parent: "Frame") -> "Frame":
+def new_frame(parent: Frame) -> Frame:
     """A child scope (loop item, struct) of `parent`: Frame(parent, parent.chunk_id)
     without the constructor's call, for the generated decoders' hot loops."""
     return child_frame(parent, {}, None)
 
 
-def child_frame(parent: "Frame", values: dict, index: int | None) -> "Frame":
+def child_frame(parent: Frame, values: dict, index: int | None) -> Frame:
     """A child scope of `parent` around `values` (a dict the generated decoders have
     been filling already: they make a loop item's or a struct's Frame only when
     something needs it)."""
@@ -41,7 +41,7 @@ def child_frame(parent: "Frame", values: dict, index: int | None) -> "Frame":
     return f
 
 
-def root_frame(chunk_id: int, node: Any) -> "Frame":
+def root_frame(chunk_id: int, node: Any) -> Frame:
     """Frame(None, chunk_id, node) without the class call's machinery (a chunk's own
     scope: one per decoded chunk)."""
     f = _new(Frame)
@@ -62,7 +62,7 @@ class Frame:
 
     __slots__ = ("values", "latest", "parent", "chunk_id", "depth", "index", "node")
 
-    def __init__(self, parent: "Frame | None", chunk_id: int, node: Any = None):
+    def __init__(self, parent: Frame | None, chunk_id: int, node: Any = None):
         self.values: dict[str, Any] = {}
         self.latest: dict[str, str] | None = None     # made when a name repeats
         self.parent = parent

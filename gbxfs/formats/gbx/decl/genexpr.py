@@ -12,7 +12,8 @@ dicts where that gives exactly what `Frame.lookup` would return, else `Frame.loo
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..expr import FUNCTIONS, ExprError, parse
 

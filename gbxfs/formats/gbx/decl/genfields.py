@@ -12,8 +12,8 @@ from typing import Any
 
 from ..model import Labeled
 from . import ast as dsl
-from .genruntime import INLINE, INT_TYPES
 from .compile import _fusable
+from .genruntime import INLINE, INT_TYPES
 from .itemcost import EMPTY_BYTES, EMPTY_LIST, NUMBER, SLOT
 from .types import BY_NAME, META_NAMES, field_min_size
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..encoding import MAX_COUNT, MAX_STRING, stored_text
 from ..errors import GbxError
 from ..lookback import read_id
 from ..model import Labeled
-from ..encoding import MAX_COUNT, MAX_STRING, stored_text
 from .compile import MAX_STRUCT_DEPTH
 from .frame import ContinueItem, Frame, child_frame, new_frame
 from .genexpr import HELPERS

@@ -18,8 +18,8 @@ tests/tree/test_gbx_charge.py checks the bound over the corpus.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from sys import getsizeof
-from typing import Callable
 
 from . import ast as dsl
 from .types import BY_NAME

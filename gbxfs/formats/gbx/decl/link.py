@@ -4,7 +4,8 @@ before it. Errors are DeclarationErrors naming the file and line.
 """
 from __future__ import annotations
 
-from ..expr import names_in, parse as parse_expr
+from ..expr import names_in
+from ..expr import parse as parse_expr
 from . import ast as dsl
 from .ast import DeclarationError
 from .frame import SPECIAL_NAMES

@@ -11,8 +11,25 @@ import difflib
 import re
 
 from .. import expr as expr_mod
-from .ast import (Assert, ChunkDef, Continue, DeclarationError, Encapsulated, Feed, If, Inflate, InlineNode, Let,
-                  Loop, Marker, ReadChunk, Sized, Stmt, StructDef, While)
+from .ast import (
+    Assert,
+    ChunkDef,
+    Continue,
+    DeclarationError,
+    Encapsulated,
+    Feed,
+    If,
+    Inflate,
+    InlineNode,
+    Let,
+    Loop,
+    Marker,
+    ReadChunk,
+    Sized,
+    Stmt,
+    StructDef,
+    While,
+)
 from .lines import Line, close_bracket, logical_lines, parse_fields
 from .types import TYPE_ALIASES
 

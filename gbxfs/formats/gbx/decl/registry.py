@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 from .. import classdb
+from . import stored
 from .ast import ChunkDef, DeclarationError, StructDef
 from .codegen import CodeGen
 from .compile import Compiler
 from .frame import Frame
 from .link import Linker
 from .parser import parse_file
-from . import stored
 
 log = logging.getLogger(__name__)
 
@@ -109,13 +110,13 @@ class Registry:
         return (decl.name if decl and decl.name else None) or classdb.chunk_name(chunk_id, header)
 
     @classmethod
-    def from_texts(cls, texts: Iterable[tuple[str, str]]) -> "Registry":
+    def from_texts(cls, texts: Iterable[tuple[str, str]]) -> Registry:
         """Build from (file name, text) pairs. Bad declarations are collected in
         `errors` (and left out); everything else is usable."""
         return cls.from_linked(linked(texts))
 
     @classmethod
-    def from_linked(cls, parts: "Linked") -> "Registry":
+    def from_linked(cls, parts: Linked) -> Registry:
         """The registry of declarations parsed and linked by `linked` (possibly in
         another process: see stored.py)."""
         reg = cls(structs=parts.structs, errors=list(parts.errors))

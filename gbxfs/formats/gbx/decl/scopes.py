@@ -4,7 +4,8 @@ in the frame's dict where that gives exactly what `Frame.set`/`Frame.lookup` wou
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import ast as dsl
 from .frame import SPECIAL_NAMES

@@ -20,9 +20,10 @@ import os
 import pickle
 import sys
 import tempfile
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,10 @@ before a loop allocates anything). chunks/README.md lists the types for authors.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import methodcaller
-from typing import Any, Callable
+from typing import Any
 
 from ..lookback import read_id
 

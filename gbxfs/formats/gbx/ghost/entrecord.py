@@ -28,9 +28,9 @@ import struct
 from dataclasses import dataclass, field
 
 from .. import classdb
+from ..blob import BlobCursor, inflate
 from ..errors import GbxError
 from .codec import quat6, vec3_4
-from ..blob import BlobCursor, inflate
 from .model import GhostSample, GhostTrack
 
 VEHICLE_VIS = classdb.class_id("CSceneVehicleVis")

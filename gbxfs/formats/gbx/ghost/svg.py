@@ -46,7 +46,7 @@ def render_svg(track: GhostTrack | None, *, checkpoints_ms: list[int] | None = N
     samples = track.samples if track is not None else []
     head = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT + LEGEND_H}" '
             f'viewBox="0 0 {WIDTH} {HEIGHT + LEGEND_H}" font-family="sans-serif" font-size="12">',
-            f'<rect width="100%" height="100%" fill="white"/>']
+            '<rect width="100%" height="100%" fill="white"/>']
     if title:
         head.append(f'<title>{escape(title)}</title><text x="{MARGIN}" y="20">{escape(title)}</text>')
     if len(samples) < 2:

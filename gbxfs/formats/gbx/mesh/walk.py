@@ -2,7 +2,8 @@
 values, in reading order (iterative: bodies nest deeply)."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..model import Node, NodeRef
 
