@@ -119,15 +119,6 @@ def summary_header_of(entry: Entry) -> Any:
     return f() if f is not None else None
 
 
-def status_of_entry(entry: Entry) -> Any:
-    """The file's FileStatus (gbxfs/tree/gbx/status.py), None when it has none."""
-    view = getattr(entry, "view", None)
-    if view is not None:
-        entry = view()
-    f = getattr(entry, "status", None)
-    return f() if f is not None else None
-
-
 def render_index(items, columns: tuple[str, ...]) -> bytes:
     """CSV text: a header row, then one row per (file name, header or None): the
     summary columns."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from gbxfs.tree.gbx.errors import ERROR_NAME, ERROR_XATTR
 from gbxfs.tree.model import Dir, Entry
@@ -78,3 +79,12 @@ def file_status(root: Dir, body_status: str | None) -> FileStatus:
     if body_status != COMPLETE:
         return FileStatus(body_status, reason)
     return FileStatus("partial", reason) if errs else FileStatus(COMPLETE)
+
+
+def status_of_entry(entry: Entry) -> Any:
+    """The FileStatus of a listed entry (a file shown as a folder is opened first), None when it has none."""
+    view = getattr(entry, "view", None)
+    if view is not None:
+        entry = view()
+    f = getattr(entry, "status", None)
+    return f() if f is not None else None

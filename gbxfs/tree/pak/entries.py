@@ -20,8 +20,8 @@ from gbxfs.formats.pak.errors import EntryError
 from gbxfs.formats.pak.table import FileTable
 from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx.index import status_of_entry
 from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.gbx.status import status_of_entry
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry
 from gbxfs.tree.pak.ahead import read_ahead, take_mark
