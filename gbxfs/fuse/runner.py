@@ -163,7 +163,7 @@ def _rare_young_collections() -> None:
     entries, inode nodes, attributes): with CPython's default threshold the
     cyclic collector ran every 700 of them and re-scanned the growing older
     generations, about 40% of the CPU a `find` of a large pak folder cost
-    (benchmarks/README.md). The tree holds few reference cycles, so collecting
+    (docs/benchmarks-history.md). The tree holds few reference cycles, so collecting
     less often keeps memory where it was."""
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
