@@ -62,6 +62,28 @@ def names() -> dict[str, set[str]]:
     return names_defined()
 
 
+SECTION = re.compile(r'([\w/.-]+\.md),?\s+"([^"]+)"')
+
+
+def headings(md: Path) -> list[str]:
+    return [" ".join(line.lstrip("#").split()) for line in md.read_text(encoding="utf-8").splitlines()
+            if line.startswith("#")]
+
+
+def test_every_quoted_section_exists():
+    """`(docs/formats/mount.md, "Long names")` in a document or a source file: that
+    file has a heading starting with those words."""
+    sources = documents() + sorted((ROOT / "gbxfs").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py"))
+    missing = []
+    for src in sources:
+        for m in SECTION.finditer(src.read_text(encoding="utf-8")):
+            md = next((p for p in (ROOT / m.group(1), src.parent / m.group(1)) if p.is_file()), None)
+            title = " ".join(m.group(2).split())
+            if md is None or not any(h.startswith(title) for h in headings(md)):
+                missing.append(f"{src.relative_to(ROOT)}: {m.group(1)}, \"{title}\"")
+    assert not missing, "\n".join(missing)
+
+
 def names_defined() -> dict[str, set[str]]:
     """Each module (by file stem; a package by its folder) and each class of gbxfs:
     the names defined in it (a module: its top-level names, imports and the
@@ -119,3 +141,7 @@ def test_the_checks_see_a_stale_reference(names):
     assert [m.group(1) for m in PATH.finditer("`g.header.chunks`, `tree/gbx/view.py`")] == ["tree/gbx/view.py"]
     assert "set_bound" in names["ByteLRU"] and "no_such_call" not in names["ByteLRU"]
     assert "require_tested_pyfuse3" in names["runner"] and "_entry" in names["ops"]
+    quoted = SECTION.search('tables (docs/benchmarks-history.md, "Large file\ntables").')
+    assert quoted and quoted.groups() == ("docs/benchmarks-history.md", "Large file\ntables")
+    assert "Large file tables (`pak_table.py`)" in headings(ROOT / "docs" / "benchmarks-history.md")
+    assert not any(h.startswith("Results") for h in headings(ROOT / "benchmarks" / "README.md"))
