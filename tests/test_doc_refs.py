@@ -74,6 +74,7 @@ def test_every_quoted_section_exists():
     """`(docs/formats/mount.md, "Long names")` in a document or a source file: that
     file has a heading starting with those words."""
     sources = documents() + sorted((ROOT / "gbxfs").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py"))
+    sources.remove(Path(__file__).resolve())          # its examples are made up
     missing = []
     for src in sources:
         for m in SECTION.finditer(src.read_text(encoding="utf-8")):
