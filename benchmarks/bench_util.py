@@ -45,7 +45,8 @@ class WalkCount:
 
 
 def walk_all(entry, count: WalkCount | None = None) -> WalkCount:
-    """List every folder, size and read every file (in READ_PIECE pieces) below `entry`."""
+    """List every folder, size and read every file (in READ_PIECE pieces) below
+    `entry`; a file with an error, or whose read raises OSError, counts as an error."""
     from gbxfs.tree.model import Dir
     count = count or WalkCount()
     stack = [entry]
@@ -60,8 +61,11 @@ def walk_all(entry, count: WalkCount | None = None) -> WalkCount:
         if e.error:
             count.errors += 1
             continue
-        for off in range(0, size, READ_PIECE):
-            count.bytes += len(e.read(off, READ_PIECE))
+        try:
+            for off in range(0, size, READ_PIECE):
+                count.bytes += len(e.read(off, READ_PIECE))
+        except OSError:           # refused when read (a mount answers EIO): e.g. a body too large
+            count.errors += 1
     return count
 
 

@@ -6,7 +6,6 @@ import gc
 import logging
 import os
 import signal
-import time
 from collections.abc import Callable
 
 import pyfuse3
@@ -119,8 +118,8 @@ class _Memory:
     def rss(self) -> int:
         return int(os.pread(self._statm, 128, 0).split()[1]) * self._page
 
-    def step(self) -> None:
-        now = time.monotonic()
+    def step(self, now: float) -> None:
+        """One look at RSS, `now` in seconds on the loop's clock (trio.current_time)."""
         lowered = False
         if self.governor is not None:
             before = self.cache.bound
@@ -133,6 +132,14 @@ class _Memory:
             self._trimmed = now
             self.trim(0)
 
+    async def tick(self) -> None:
+        """A step in a thread, then the workers' tokens set from the governor."""
+        await trio.to_thread.run_sync(self.step, trio.current_time())
+        if self.workers is not None and self.governor is not None:
+            # set here, on the loop: a trio limiter is not thread-safe
+            if self.workers.total_tokens != self.governor.workers:
+                self.workers.total_tokens = self.governor.workers
+
     async def run(self) -> None:
         if self.governor is None and self.trim is None:
             return
@@ -140,11 +147,7 @@ class _Memory:
         try:
             while True:
                 await trio.sleep(every)
-                await trio.to_thread.run_sync(self.step)
-                if self.workers is not None and self.governor is not None:
-                    # set here, on the loop: a trio limiter is not thread-safe
-                    if self.workers.total_tokens != self.governor.workers:
-                        self.workers.total_tokens = self.governor.workers
+                await self.tick()
         finally:
             if self._statm is not None:
                 os.close(self._statm)
@@ -160,7 +163,7 @@ def _rare_young_collections() -> None:
     entries, inode nodes, attributes): with CPython's default threshold the
     cyclic collector ran every 700 of them and re-scanned the growing older
     generations, about 40% of the CPU a `find` of a large pak folder cost
-    (benchmarks/README.md). The tree holds few reference cycles, so collecting
+    (docs/benchmarks-history.md). The tree holds few reference cycles, so collecting
     less often keeps memory where it was."""
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)

@@ -6,7 +6,7 @@ the interpreter and the compiled declarations, the kernel's inodes
 what the allocators keep after large values are freed (pymalloc's arenas go
 back only when wholly empty). With cache_mb=48 and 16 concurrent readers that
 put the daemon 40-80 MB over cache_mb + 100 MB, the cache itself full but
-within its count (benchmarks/README.md, "Where a mount's memory goes").
+within its count (docs/benchmarks-history.md, "Where a mount's memory goes").
 
 So the mount samples its own RSS a few times a second and a Governor turns
 the samples into two limits (the sampling loop is fuse/runner.py's; this is
@@ -47,7 +47,7 @@ FLOOR_SHARE = 0.8
 # headroom over cache_mb covers: only what passes it is charged to the cache.
 # Charging all of it (about 14 MiB: 24-33k inodes) left 34 MiB of a 48 MiB cache
 # to 16 readers, whose walks' room then evicted the digests being read:
-# 612 files/min against 4,600 (benchmarks/README.md).
+# 612 files/min against 4,600 (docs/benchmarks-history.md).
 ALLOWANCE = 16 * MIB
 
 

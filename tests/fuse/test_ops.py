@@ -7,11 +7,11 @@ import logging
 import os
 import stat
 import threading
-import time
 
 import pyfuse3
 import pytest
 import trio
+import trio.testing
 
 from gbxfs.fuse.attrs import AttrPolicy
 from gbxfs.fuse.ops import Operations
@@ -22,34 +22,53 @@ from gbxfs.tree.root import build_tree
 ROOT = pyfuse3.ROOT_INODE
 
 
-class ProbeFile(File):
-    """Records which threads size() and read() run on and how many run at once."""
+class Gauge:
+    """How many reads run at the same moment, across files."""
 
-    def __init__(self, name, data, delay=0.0, fail=None):
+    def __init__(self):
+        self.active = self.peak = 0
+        self.changed = threading.Condition()
+
+    def __enter__(self):
+        with self.changed:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+            self.changed.notify_all()
+
+    def __exit__(self, *exc):
+        with self.changed:
+            self.active -= 1
+            self.changed.notify_all()
+
+    def wait_for_active(self, n: int) -> None:
+        """Block (a worker thread of the test's) until `n` reads run at once."""
+        with self.changed:
+            assert self.changed.wait_for(lambda: self.active >= n, timeout=30), \
+                f"only {self.active} of {n} reads ever ran at once"
+
+
+class ProbeFile(File):
+    """Records which threads size() and read() run on and, in its `gauge`, how
+    many read at once; with a `gate`, every read waits for the gate to open."""
+
+    def __init__(self, name, data, gauge=None, gate=None, fail=None):
         super().__init__(name)
-        self.data, self.delay, self.fail = data, delay, fail
+        self.data, self.gate, self.fail = data, gate, fail
+        self.gauge = Gauge() if gauge is None else gauge
         self.threads: set[str] = set()
-        self.active = 0
-        self.peak = 0
-        self.lock = threading.Lock()
 
     def size(self):
         self.threads.add(threading.current_thread().name)
         return len(self.data)
 
     def read(self, offset, size):
-        with self.lock:
-            self.active += 1
-            self.peak = max(self.peak, self.active)
-        self.threads.add(threading.current_thread().name)
-        try:
-            time.sleep(self.delay)
+        with self.gauge:
+            self.threads.add(threading.current_thread().name)
+            if self.gate is not None:
+                assert self.gate.wait(timeout=30), "the gate never opened"
             if self.fail:
                 raise self.fail
             return self.data[offset: offset + size]
-        finally:
-            with self.lock:
-                self.active -= 1
 
 
 def run(coro_fn, *args):
@@ -242,73 +261,63 @@ def test_readdir_snapshot_survives_changes_during_listing(tmp_path, monkeypatch)
     assert len(listed) == len(set(listed)) == 102       # no entry skipped or repeated
 
 
-class Gauge:
-    """How many reads run at the same moment, across files."""
+async def _held_reads(ops, fhs, gauge, gate, limit):
+    """Starts a read of each handle, each held at `gate`; once `limit` of them run
+    and every other task waits, checks that exactly `limit` run and the rest wait
+    for the limiter, then opens the gate. Returns each read's bytes."""
+    results = {}
 
-    def __init__(self):
-        self.active = self.peak = 0
-        self.lock = threading.Lock()
+    async def one(i, fh):
+        results[i] = await ops.read(fh, 10, 20)
 
-    def __enter__(self):
-        with self.lock:
-            self.active += 1
-            self.peak = max(self.peak, self.active)
+    async with trio.open_nursery() as n:
+        for i, fh in enumerate(fhs):
+            n.start_soon(one, i, fh)
+        try:
+            await trio.to_thread.run_sync(gauge.wait_for_active, limit)
+            await trio.testing.wait_all_tasks_blocked()
+            held = ops.limiter.statistics()
+            assert (gauge.active, held.borrowed_tokens, held.tasks_waiting) == \
+                (limit, limit, len(fhs) - limit)
+        finally:
+            gate.set()
+    return results
 
-    def __exit__(self, *exc):
-        with self.lock:
-            self.active -= 1
 
-
-class GaugedFile(ProbeFile):
-    def __init__(self, name, data, gauge, delay):
-        super().__init__(name, data, delay=delay)
-        self.gauge = gauge
-
-    def read(self, offset, size):
-        with self.gauge:
-            return super().read(offset, size)
+async def _open_all(ops, files):
+    fhs = []
+    for f in files:
+        a = await ops.lookup(ROOT, f.name.encode(), None)
+        fhs.append((await ops.open(a.st_ino, os.O_RDONLY, None)).fh)
+    return fhs
 
 
 def test_reads_run_in_worker_threads_in_parallel_within_the_limit():
-    gauge = Gauge()
-    files = [GaugedFile(f"f{i}", bytes([i]) * 100, gauge, delay=0.05) for i in range(12)]
+    gauge, gate = Gauge(), threading.Event()
+    files = [ProbeFile(f"f{i}", bytes(range(i, i + 100)), gauge, gate) for i in range(12)]
     ops = _ops(Dir("root", children=files), threads=4)
 
     async def main():
-        fhs = []
-        for f in files:
-            a = await ops.lookup(ROOT, f.name.encode(), None)
-            fhs.append((await ops.open(a.st_ino, os.O_RDONLY, None)).fh)
-        results = {}
-
-        async def one(i, fh):
-            results[i] = await ops.read(fh, 10, 20)
-
-        async with trio.open_nursery() as n:
-            for i, fh in enumerate(fhs):
-                n.start_soon(one, i, fh)
-        return results
+        return await _held_reads(ops, await _open_all(ops, files), gauge, gate, 4)
 
     results = run(main)
-    assert results == {i: bytes([i]) * 20 for i in range(12)}
+    assert results == {i: bytes(range(i + 10, i + 30)) for i in range(12)}
     main_thread = threading.main_thread().name
     assert all(f.threads and main_thread not in f.threads for f in files)
-    assert 1 < gauge.peak <= 4        # in parallel, never more than the limiter allows
+    assert gauge.peak == 4        # in parallel, never more than the limiter allows
 
 
 def test_the_limiter_bounds_concurrency():
-    shared = ProbeFile("f", b"z" * 10, delay=0.02)
+    gate = threading.Event()
+    shared = ProbeFile("f", bytes(range(40)), gate=gate)
     ops = _ops(Dir("root", children=[shared]), threads=3)
 
     async def main():
-        a = await ops.lookup(ROOT, b"f", None)
-        fh = (await ops.open(a.st_ino, os.O_RDONLY, None)).fh
-        async with trio.open_nursery() as n:
-            for _ in range(20):
-                n.start_soon(ops.read, fh, 0, 5)
+        fh, = await _open_all(ops, [shared])
+        return await _held_reads(ops, [fh] * 20, shared.gauge, gate, 3)
 
-    run(main)
-    assert 1 < shared.peak <= 3
+    assert run(main) == {i: bytes(range(10, 30)) for i in range(20)}
+    assert shared.gauge.peak == 3
 
 
 def test_unreadable_and_broken_files_answer_eio_and_the_rest_still_works(caplog):

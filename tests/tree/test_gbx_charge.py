@@ -133,7 +133,7 @@ def test_corpus_files_with_one_huge_chunk(corpus, needle, chunk_id):
     1 MiB. That ratio measures 1.31 for the map's block list and 1.10 for the
     crystal's geometry (2026-11-24); it is held under 1.35 so that a weaker
     charge fails here. Counted per chunk only, each walk held the whole chunk
-    before its count was known (25 and 37 MiB: benchmarks/README.md)."""
+    before its count was known (25 and 37 MiB: docs/benchmarks-history.md)."""
     body, kw = corpus_body(needle)
     budget = Recording()
     walk_body(body, on_chunk=budget.on_chunk, charge=budget.charge, **kw)

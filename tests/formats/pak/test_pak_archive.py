@@ -177,7 +177,7 @@ def test_overlong_and_short_streams_are_unverifiable():
         import dataclasses
         bad = dataclasses.replace(rec, size=declared)
         from gbxfs.formats.pak.entry import PakEntry
-        e = PakEntry(arc._read_at, len(data), arc.key, arc.header.data_offset, bad)
+        e = PakEntry(lambda o, n, d=data: d[o:o + n], len(data), arc.key, arc.header.data_offset, bad)
         assert e.check() is not None and str(declared) in e.error
 
 
