@@ -30,7 +30,8 @@ REPR = re.compile(r"^(None|True|False)$|^\[['\"(\d]|^\{'|\bnode None\b|<[\w.]+ o
 
 # facts info.txt and `gbxfs info --json` both show, under the same name
 SAME_FACTS = ("class_id", "header_version", "format", "num_nodes", "stored_class_id",
-              "header_user_data_size", "body_status", "status")
+              "header_user_data_size", "body_compression", "body_compressed_size", "body_size",
+              "body_status", "status")
 
 
 def _text(f) -> str:
