@@ -133,7 +133,7 @@ def _ghost_samples(g) -> dict[str, Any]:
     t = g.track
     out: dict[str, Any] = {"node": g.node.index, "samples": 0 if t is None else len(t.samples)}
     if t is not None:
-        out["encoding"] = t.encoding
+        out["sample_encoding"] = t.encoding
         if t.samples:
             out.update(first_sample_ms=t.samples[0].time_ms, last_sample_ms=t.samples[-1].time_ms)
     if g.errors:
@@ -188,7 +188,7 @@ def _text(s: dict[str, Any]) -> str:
         lines.append(f"status_reason: {s['status_reason']}")
     for g in s.get("ghosts", []):
         lines.append(f"ghost ({'node ' + str(g['node']) if g['node'] is not None else 'direct node'}): {g['samples']} samples"
-                     + (f", {g['encoding']}" if g.get("encoding") else "")
+                     + (f", {g['sample_encoding']}" if g.get("sample_encoding") else "")
                      + (f", {g['first_sample_ms']}..{g['last_sample_ms']} ms" if "first_sample_ms" in g else "")
                      + "".join(f"; ERROR {e}" for e in g.get("errors", [])))
     if s.get("verification"):

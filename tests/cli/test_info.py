@@ -121,3 +121,17 @@ def test_no_traceback_from_the_real_command(tmp_path):
 
 def test_usage_errors(capsys):
     assert main(["info"]) == 2
+
+
+@pytest.mark.corpus
+def test_samples_are_named_as_in_ghost_txt(corpus, capsys):
+    """`gbxfs info --samples` tells a ghost's samples under the names of its ghost.txt."""
+    from corpusdata import corpus_path
+    from gbxfs.tree.root import build_tree
+    path = corpus / corpus_path("human_23013.Ghost.Gbx")
+    txt = build_tree(str(path)).children()["ghost.txt"]
+    tree = dict(line.split(" = ", 1) for line in txt.read(0, txt.size()).decode().splitlines())
+    assert main(["info", "--json", "--samples", str(path)]) == EXIT_OK
+    ghost, = json.loads(capsys.readouterr().out)[0]["ghosts"]
+    shown = {k: str(v) for k, v in ghost.items() if k != "node"}
+    assert shown == {k: tree[k] for k in ("sample_encoding", "samples", "first_sample_ms", "last_sample_ms")}
