@@ -94,7 +94,7 @@ def test_one_status_everywhere_and_complete_iff_no_error_txt(corpus, coverage_en
     problems = []
     for rel, e in sorted(coverage_entries.items()):
         assert info_json[rel]["status"] == e.status, rel
-        assert info_json[rel]["status_reason"] == e.error, rel
+        assert info_json[rel]["status_reason"] == e.status_reason, rel
         if e.status != "complete":
             bad += 1
         try:
