@@ -56,7 +56,7 @@ class Entry:
     kind: str
     generation: str
     status: str                # body status, or "failed" when the header is unusable
-    error: str | None = None
+    status_reason: str | None = None   # what stops it, as info.txt and gbxfs info say
 
 
 def _manifest(root: Path) -> dict[str, dict[str, str]]:
@@ -164,11 +164,11 @@ def format_failures(entries: list[Entry], markdown: bool = False) -> str:
     """Each file that is not complete, with its precise error (a Markdown list for the README)."""
     bad = [e for e in entries if e.status != "complete"]
     if not markdown:
-        return "".join(f"{e.status:<8} {e.kind:<6} {e.generation:<16} {e.path}: {e.error}\n" for e in bad)
+        return "".join(f"{e.status:<8} {e.kind:<6} {e.generation:<16} {e.path}: {e.status_reason}\n" for e in bad)
     if not bad:
         return "\nEvery file parses completely.\n"
     lines = ["", "What stops each file that is not complete:", ""]
-    lines += [f"- {e.kind}, {e.generation}, {e.status}: `{e.path}`: {e.error}" for e in bad]
+    lines += [f"- {e.kind}, {e.generation}, {e.status}: `{e.path}`: {e.status_reason}" for e in bad]
     return "\n".join(lines) + "\n"
 
 

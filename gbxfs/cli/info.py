@@ -97,18 +97,16 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
         ],
         # the human summary (map: name, author, times, uid; replay/ghost: player, time, checkpoints)
         "summary": summary(h, first_ghost_facts(nodes)),
-        "body": None,
         "body_status": g.body.status,
-        "error": str(g.body.error) if g.body.error else None,
+        "body_error": str(g.body.error) if g.body.error else None,
     }
     st = file_status(os.path.basename(path), data, g)
     out["status"], out["status_reason"] = st.status, st.reason
-    if g.body_data is not None:
-        out["body"] = {
-            "compressed": g.body_data.compressed,
-            "compressed_size": g.body_data.compressed_size,
-            "size": g.body_data.uncompressed_size,
-        }
+    if g.body_data is not None:       # info.txt's body lines (tree/gbx/info.py body_pairs)
+        out["body_compression"] = "LZO" if g.body_data.compressed else "none"
+        if g.body_data.compressed_size is not None:
+            out["body_compressed_size"] = g.body_data.compressed_size
+        out["body_size"] = g.body_data.uncompressed_size
     if samples:
         out["ghosts"] = [_ghost_samples(x) for x in find_ghosts(nodes)]
     # unreadable body bytes (LZO, truncation) are bad input; a missing declaration is not
@@ -135,7 +133,7 @@ def _ghost_samples(g) -> dict[str, Any]:
     t = g.track
     out: dict[str, Any] = {"node": g.node.index, "samples": 0 if t is None else len(t.samples)}
     if t is not None:
-        out["encoding"] = t.encoding
+        out["sample_encoding"] = t.encoding
         if t.samples:
             out.update(first_sample_ms=t.samples[0].time_ms, last_sample_ms=t.samples[-1].time_ms)
     if g.errors:
@@ -166,13 +164,16 @@ def _text(s: dict[str, Any]) -> str:
     from gbxfs.tree.gbx.summary import summary_pairs
     if s.get("kind") != "gbx":
         return "\n".join(f"{k}: {human_value(v)}" for k, v in s.items()) + "\n"
-    lines = [f"path: {s['path']}",
-             f"class: {s['class_id']} {s['class_name'] or '(unknown class)'}"
-             + (f" (stored as {s['stored_class_id']})" if s["stored_class_id"] != s["class_id"] else ""),
-             f"header: version {s['header_version']}, format {s['format']}"]
+    # the field names of info.txt (tree/gbx/info.py), one name for one fact
+    lines = [f"path: {s['path']}"]
     lines += [f"{k}: {human_value(v)}" for k, v in summary_pairs(s.get("summary") or {})]
+    lines += [f"class_id: {s['class_id']}", f"class_name: {s['class_name'] or 'unknown'}"]
+    if s["stored_class_id"] != s["class_id"]:
+        lines.append(f"stored_class_id: {s['stored_class_id']}")
+    lines += [f"header_version: {s['header_version']}", f"format: {s['format']}"]
     if s["header_user_data_size"] is not None:
-        lines.append(f"header_chunks: {len(s['header_chunks'])} in {s['header_user_data_size']} bytes of user data")
+        lines.append(f"header_user_data_size: {s['header_user_data_size']}")
+    lines.append(f"header_chunks: {len(s['header_chunks'])}")
     for c in s["header_chunks"]:
         lines.append(f"  {c['id']} {c['name'] or '-'} {c['size']} bytes" + (" heavy" if c["heavy"] else "")
                      + (f" ERROR {c['error']}" if c.get("error") else ""))
@@ -180,24 +181,20 @@ def _text(s: dict[str, Any]) -> str:
     lines.append(f"external_refs: {len(s['external_refs'])}")
     for e in s["external_refs"]:
         lines.append(f"  node {e['node_index']}: {e['file'] if e['file'] is not None else 'resource ' + str(e['resource_index'])}")
-    b = s["body"]
-    if b is None:
-        lines.append("body: none")
-    elif b["compressed"]:
-        lines.append(f"body: LZO {b['compressed_size']} -> {b['size']} bytes")
-    else:
-        lines.append(f"body: {b['size']} bytes, uncompressed")
+    lines += [f"{k}: {s[k]}" for k in ("body_compression", "body_compressed_size", "body_size") if k in s]
     lines.append(f"body_status: {s['body_status']}")
-    lines.append(f"status: {s['status']}" + (f" ({s['status_reason']})" if s.get("status_reason") else ""))
+    lines.append(f"status: {s['status']}")
+    if s.get("status_reason"):
+        lines.append(f"status_reason: {s['status_reason']}")
     for g in s.get("ghosts", []):
         lines.append(f"ghost ({'node ' + str(g['node']) if g['node'] is not None else 'direct node'}): {g['samples']} samples"
-                     + (f", {g['encoding']}" if g.get("encoding") else "")
+                     + (f", {g['sample_encoding']}" if g.get("sample_encoding") else "")
                      + (f", {g['first_sample_ms']}..{g['last_sample_ms']} ms" if "first_sample_ms" in g else "")
                      + "".join(f"; ERROR {e}" for e in g.get("errors", [])))
     if s.get("verification"):
         lines.append(f"verification: {s['verification']}")
-    if s["error"]:
-        lines.append(f"error: {s['error']}")
+    if s["body_error"]:
+        lines.append(f"body_error: {s['body_error']}")
     return "\n".join(lines) + "\n"
 
 
@@ -275,7 +272,7 @@ def main(argv: list[str]) -> int:
             code = max(code, EXIT_BAD_INPUT)
             continue
         if summary.pop("bad_input", False):
-            print(f"gbxfs: {path}: {summary['error']}", file=sys.stderr)
+            print(f"gbxfs: {path}: {summary.get('error') or summary.get('body_error')}", file=sys.stderr)
             code = max(code, EXIT_BAD_INPUT)
         summaries.append(summary)
         if not args.json:

@@ -101,7 +101,7 @@ def test_markdown_and_json_forms(tmp_path, capsys):
     entries = {e["path"]: e for e in json.loads(js)}
     assert set(entries) == {"a/ok.Challenge.Gbx", "a/bad.Challenge.Gbx", "r.Replay.Gbx"}
     bad = entries["a/bad.Challenge.Gbx"]
-    assert bad["status"] == "failed" and "03043FFF" in bad["error"]    # its first chunk is unknown
+    assert bad["status"] == "failed" and "03043FFF" in bad["status_reason"]    # its first chunk is unknown
 
 
 def test_failures_listing(tmp_path, capsys):

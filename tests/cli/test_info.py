@@ -24,9 +24,28 @@ def test_text_summary(replay, capsys):
     assert main(["info", str(replay)]) == EXIT_OK
     out = capsys.readouterr().out
     assert f"path: {replay}" in out
-    assert "class: 03093000 CGameCtnReplayRecord" in out
-    assert "header: version 6, format BUCR" in out
-    assert "body: LZO " in out and "body_status: " in out
+    assert "class_id: 03093000\nclass_name: CGameCtnReplayRecord\n" in out
+    assert "header_version: 6\nformat: BUCR\n" in out
+    assert "body_compression: LZO\n" in out and "body_status: " in out
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("needle", ["replay_kacky_7241.Replay.Gbx", "human_23013.Ghost.Gbx", "map2.Map.Gbx",
+                                    "IslandSeaWaySupport.TMEDRoad.Gbx"])
+def test_text_says_what_info_txt_says_under_its_names(needle, corpus, capsys):
+    """One name for one fact: every line `gbxfs info` prints (but its path) is a line
+    of the file's info.txt, with the same value."""
+    from corpusdata import corpus_path
+    from gbxfs.tree.root import build_tree
+    path = corpus / corpus_path(needle)
+    info = build_tree(str(path)).children()["info.txt"]
+    tree = dict(line.split(" = ", 1) for line in info.read(0, info.size()).decode().splitlines())
+    main(["info", str(path)])
+    text = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines()
+                if line and not line.startswith(" "))
+    assert text.pop("path") == str(path)
+    assert {k: v for k, v in text.items() if tree.get(k) != v} == {}
+    assert {"class_id", "status", "body_size"} <= set(text)
 
 
 @pytest.mark.corpus
@@ -57,7 +76,7 @@ def test_json_summary_for_several_files(replay, tmp_path, capsys):
     assert s["header_version"] == 6 and s["format"] == "BUCR"
     assert s["header_chunks"][0]["id"] == "03093000" and s["header_chunks"][0]["size"] > 0
     assert s["num_nodes"] >= 1 and s["external_refs"] == []
-    assert s["body"]["compressed"] and s["body"]["size"] > 0
+    assert s["body_compression"] == "LZO" and s["body_size"] > s["body_compressed_size"] > 0
     assert s["body_status"] == "complete"
     assert "userDataSize" in out[1]["error"]
 
@@ -82,7 +101,7 @@ def test_truncated_body_is_bad_input(tmp_path, capsys):
     f.write_bytes(data[:-2])
     assert main(["info", "--json", str(f)]) == EXIT_BAD_INPUT
     s = json.loads(capsys.readouterr().out)[0]
-    assert s["body_status"] == "failed" and "exceeds" in s["error"]
+    assert s["body_status"] == "failed" and "exceeds" in s["body_error"]
     f.write_bytes(data)
     assert main(["info", str(f)]) == EXIT_OK
     assert "body_status: complete" in capsys.readouterr().out
@@ -102,3 +121,17 @@ def test_no_traceback_from_the_real_command(tmp_path):
 
 def test_usage_errors(capsys):
     assert main(["info"]) == 2
+
+
+@pytest.mark.corpus
+def test_samples_are_named_as_in_ghost_txt(corpus, capsys):
+    """`gbxfs info --samples` tells a ghost's samples under the names of its ghost.txt."""
+    from corpusdata import corpus_path
+    from gbxfs.tree.root import build_tree
+    path = corpus / corpus_path("human_23013.Ghost.Gbx")
+    txt = build_tree(str(path)).children()["ghost.txt"]
+    tree = dict(line.split(" = ", 1) for line in txt.read(0, txt.size()).decode().splitlines())
+    assert main(["info", "--json", "--samples", str(path)]) == EXIT_OK
+    ghost, = json.loads(capsys.readouterr().out)[0]["ghosts"]
+    shown = {k: str(v) for k, v in ghost.items() if k != "node"}
+    assert shown == {k: tree[k] for k in ("sample_encoding", "samples", "first_sample_ms", "last_sample_ms")}

@@ -13,7 +13,7 @@ def test_info_of_a_gbx_inside_a_pak(corpus, capsys):
     path = corpus / "synthetic-pak/Packs" / row["pak"] / row["path"]
     assert main(["info", str(path)]) == 0, capsys.readouterr().err
     out = capsys.readouterr().out
-    assert out.startswith(f"path: {path}\n") and "class: " in out
+    assert out.startswith(f"path: {path}\n") and "class_id: " in out and "verification: " in out
 
 
 def test_info_of_a_missing_path_inside_a_pak(corpus, capsys):

@@ -30,7 +30,8 @@ REPR = re.compile(r"^(None|True|False)$|^\[['\"(\d]|^\{'|\bnode None\b|<[\w.]+ o
 
 # facts info.txt and `gbxfs info --json` both show, under the same name
 SAME_FACTS = ("class_id", "header_version", "format", "num_nodes", "stored_class_id",
-              "header_user_data_size", "body_status", "status")
+              "header_user_data_size", "body_compression", "body_compressed_size", "body_size",
+              "body_status", "status")
 
 
 def _text(f) -> str:
@@ -93,7 +94,7 @@ def test_one_status_everywhere_and_complete_iff_no_error_txt(corpus, coverage_en
     problems = []
     for rel, e in sorted(coverage_entries.items()):
         assert info_json[rel]["status"] == e.status, rel
-        assert info_json[rel]["status_reason"] == e.error, rel
+        assert info_json[rel]["status_reason"] == e.status_reason, rel
         if e.status != "complete":
             bad += 1
         try:

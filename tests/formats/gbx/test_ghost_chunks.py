@@ -11,9 +11,9 @@ from map_corpus import maps
 pytestmark = pytest.mark.corpus
 GHOST_CLASSES = {"CGameGhost", "CGameCtnGhost"}
 UNSET = 0xFFFFFFFF
-# Chunks that cannot be read by any layout, checked to fail: this replay was rewritten
-# by the trackmania-tas tools (its ghost ends with their 03092FFE "TICK" chunk), and its
-# 0309200B says 0 checkpoints in 11 bytes (the layout is count + 8 bytes per checkpoint).
+# Damaged chunks, checked to fail: this replay was rewritten by the trackmania-tas tools
+# (its ghost ends with their 03092FFE "TICK" chunk), and its 0309200B says 0 checkpoints
+# in 11 bytes where its own 0309201A counts 1 (test_checkpoint_list_has_the_counted_length).
 KNOWN_BAD = {("replay_kacky_7241.Replay.Gbx", 0x0309200B)}
 
 
@@ -46,6 +46,29 @@ def test_ghost_declarations_never_fail_on_the_corpus(corpus):
     assert not bad, "\n".join(map(str, bad))
     assert known == KNOWN_BAD
     assert decoded > 300
+
+
+def test_checkpoint_list_has_the_counted_length(corpus):
+    """0309200B holds as many checkpoints as 0309201A counts, in count + 8 bytes per
+    checkpoint and nothing after (its skippable size): the layout of every generation
+    that stores both. The one 0309200B that no layout reads disagrees with its own
+    0309201A, so it is damaged, not misread."""
+    checked, damaged = 0, []
+    for path, n in ghost_nodes():
+        cps, count = n.chunk(0x0309200B), values(n, 0x0309201A)
+        if cps is None or count is None:
+            continue
+        if (path.rsplit("/", 1)[-1], 0x0309200B) in KNOWN_BAD:
+            stored = int.from_bytes(cps.raw[:4], "little")
+            assert cps.values is None and stored != count["numCheckpoints"], path
+            assert cps.size != 4 + 8 * stored and cps.size != 4 + 8 * count["numCheckpoints"], path
+            damaged.append(path)
+            continue
+        assert cps.size == 4 + 8 * cps.values["numCheckpoints"], path
+        assert len(cps.values["checkpoints"]) == count["numCheckpoints"], path
+        checked += 1
+    assert len(damaged) == len(KNOWN_BAD)
+    assert checked >= 25
 
 
 def test_tm2_validation_events_end_at_the_race_time(corpus):
