@@ -115,7 +115,8 @@ def test_further_levels_of_detail_are_in_mesh_folder(corpus):
     d = _open(corpus, _path("Meshes/Arrow.Mesh.gbx"), TreeContext())
     assert "mesh" not in d.children()
     lods = d.child("mesh").children()
-    assert sorted(lods) == ["mesh.glb", "mesh.lod1.glb", "mesh.lod1.mtl", "mesh.lod1.obj", "mesh.mtl", "mesh.obj"]
+    assert sorted(lods) == ["mesh.glb", "mesh.lod1.glb", "mesh.lod1.mtl", "mesh.lod1.obj", "mesh.mtl", "mesh.obj",
+                            "textures.txt"]
     obj = lods["mesh.lod1.obj"].read(0, 1 << 30).decode()
     assert "mtllib mesh.lod1.mtl" in obj and "level of detail 1" in obj
     assert obj != d.children()["mesh.obj"].read(0, 1 << 30).decode()
@@ -141,7 +142,7 @@ def test_an_item_finds_its_mesh_by_name(corpus):
     d = _open(corpus, _path("White/Base.ObjectInfo.gbx"), TreeContext())
     assert not {"mesh", "mesh.obj"} & set(d.children())
     kids = d.child("mesh").children()
-    assert sorted(kids) == ["mesh.glb", "mesh.mtl", "mesh.obj"]
+    assert sorted(kids) == ["mesh.glb", "mesh.mtl", "mesh.obj", "textures.txt"]
     assert kids["mesh.obj"].read(0, 1 << 30).startswith(b"# CPlugSolid2Model, level of detail 0")
     elsewhere = _open(corpus, _path("MeleeUltimate/Arrow.Item.gbx"), TreeContext()).child("mesh").children()
     assert sorted(elsewhere) == ["error.txt"]
