@@ -1,4 +1,5 @@
-"""The pictures of a mesh's materials, for mesh.glb and mesh/textures.txt.
+"""The pictures of a mesh's materials (mesh.glb, mesh/textures.txt) and of a
+bitmap file (a .Texture.Gbx's image.png).
 
 For each material the mesh names, the chain of references that leads to its
 base colour picture (formats/gbx/mesh/texture.py) is followed through the
@@ -13,13 +14,14 @@ from __future__ import annotations
 
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.mesh.texture import FileLink, follow_ref, material_refs, next_step
+from gbxfs.formats.gbx.header import RefTable
+from gbxfs.formats.gbx.mesh.texture import FileLink, Step, external_link, follow_ref, material_refs, next_step
 from gbxfs.formats.gbx.model import Node
 from gbxfs.formats.image import ImageError, to_png
 from gbxfs.tree.gbx.nearby import NotReachable, Place
 
 MAX_STEPS = 8                      # material -> custom material -> bitmap -> image is 4
-MAX_LINKED_GBX = 16 * 1024 * 1024  # a material or bitmap file: a few KB in the games
+MAX_LINKED_GBX = 1024 * 1024       # a material or bitmap file: a few KB in the games
 MAX_IMAGE = 96 * 1024 * 1024       # an image file: a 4096x4096 RGBA DDS with its mip maps fits
 
 
@@ -32,9 +34,9 @@ def _read(src, path: str, limit: int) -> bytes:
         raise NotReachable(f"{path}: cannot be read: {e.strerror or e}") from None
 
 
-def _follow(ref, ancestor_level: int, place: Place) -> tuple[bytes, str]:
-    """(PNG, path of the image from the top) of the picture a material reference leads to."""
-    step = follow_ref(ref, ancestor_level)
+def follow(step: Step, ancestor_level: int, place: Place) -> tuple[bytes, str]:
+    """(PNG, path of the image from the top) of the picture a step leads to
+    (NotReachable: why there is none)."""
     for _ in range(MAX_STEPS):
         if isinstance(step, str):
             raise NotReachable(step)
@@ -72,7 +74,7 @@ def material_picture(nodes: list[Node], ancestor_level: int, place: Place | None
     if place is None:
         return None, "no texture: this file is in no folder or pak of the mount, its references are not followed"
     try:
-        png, path = _follow(ref, ancestor_level, place)
+        png, path = follow(follow_ref(ref, ancestor_level), ancestor_level, place)
     except NotReachable as e:
         return None, f"no texture: {e}"
     return png, f"texture: {path}"
@@ -81,3 +83,25 @@ def material_picture(nodes: list[Node], ancestor_level: int, place: Place | None
 def render_notes(notes: dict[str, str]) -> bytes:
     """mesh/textures.txt: one line per material, its picture or why it has none."""
     return "".join(f"{name}: {note}\n" for name, note in notes.items()).encode("utf-8", "replace")
+
+
+def image_externals(refs: RefTable | None) -> list:
+    """The external references of a reference table that name an image file."""
+    if refs is None:
+        return []
+    return [e for e in refs.externals if FileLink(e.path or e.file_name or "").is_image]
+
+
+def bitmap_picture(nodes: list[Node], refs: RefTable | None, place: Place | None) -> tuple[bytes, str]:
+    """(PNG, path) of a bitmap file's image: the one its main node's image chunk
+    names, else the one image its reference table names (NotReachable: why none)."""
+    if place is None:
+        raise NotReachable("this file is in no folder or pak of the mount, its references are not followed")
+    level = refs.ancestor_level if refs is not None else 0
+    step: Step = next_step(nodes[0], level) if nodes else "no body node read"
+    if isinstance(step, str):
+        images = image_externals(refs)
+        if len(images) != 1:
+            raise NotReachable(f"{step}, and the reference table names {len(images)} image files")
+        step = external_link(images[0], level)
+    return follow(step, level, place)
