@@ -70,7 +70,7 @@ def material_picture(nodes: list[Node], ancestor_level: int, place: Place | None
     """(PNG or None, note) of one material of the mesh the body's nodes hold."""
     ref = material_refs(nodes).get(material)
     if ref is None:
-        return None, "no texture: the material is named, not referenced (a game material)"
+        return None, "no texture: the mesh names this material without a reference to follow"
     if place is None:
         return None, "no texture: this file is in no folder or pak of the mount, its references are not followed"
     try:
