@@ -208,3 +208,40 @@ def test_the_textured_glb_passes_the_gltf_validator(corpus, tmp_path):
     glb = read_all(_at(root, "Items/Storm/Meshes/Rocket.Mesh.gbx/mesh.glb"))
     assert _json(glb).get("images")
     _validate(tmp_path, glb)
+
+
+OFFZONE = "SM-Obstacle+Titlepack/Items/Offzone/Visible/Offzone#01.Mesh.gbx"
+
+
+@pytest.mark.corpus
+def test_a_base_texture_from_the_data_folder_is_found_above_the_mesh(corpus, tmp_path):
+    """A baseTexture with a leading backslash (\\Items\\Offzone\\Visible\\Textures\\Offzone,
+    model TDOBSN) starts at the data folder: the folder above Items/ here."""
+    im = _picture(7)
+    title = tmp_path / "Title"
+    (title / "Items/Offzone/Visible/Textures").mkdir(parents=True)
+    shutil.copyfile(corpus / OFFZONE, title / "Items/Offzone/Visible/Offzone#01.Mesh.Gbx")
+    (title / "Items/Offzone/Visible/Textures/OFFZONE_d.dds").write_bytes(_dds(im))     # case ignored
+    folder = _at(build_tree(str(tmp_path)), "Title/Items/Offzone/Visible/Offzone#01.Mesh.Gbx")
+    got = _textured(read_all(folder.child("mesh.glb")))
+    assert set(got) == {"OffzoneVisual"} and got["OffzoneVisual"].tobytes() == im.tobytes()
+    notes = read_all(_at(folder, "mesh/textures.txt")).decode().splitlines()
+    assert notes == ["OffzoneGlass: no texture: a game material (Glass): its pictures are the game's",
+                     "OffzoneVisual: texture: Title/Items/Offzone/Visible/Textures/OFFZONE_d.dds"]
+
+
+@pytest.mark.corpus
+def test_references_stay_inside_the_mount_and_its_searchable_folders(corpus, tmp_path):
+    top = tmp_path / "top"
+    (top / "Meshes").mkdir(parents=True)
+    shutil.copyfile(corpus / ROCKET, top / "Rocket.Mesh.Gbx")
+    (tmp_path / "Textures").mkdir()          # where ..\Textures points, but outside the mount
+    (tmp_path / "Textures/Rocket_D.dds").write_bytes(_dds(_picture(8)))
+    notes = read_all(_at(build_tree(str(top)), "Rocket.Mesh.Gbx/mesh/textures.txt")).decode()
+    assert notes == "Rocket: no texture: ../Textures/Rocket_D.dds: climbs above the top folder of the mount (or pak)\n"
+    shutil.copyfile(corpus / ROCKET, top / "Meshes/Rocket.Mesh.Gbx")
+    (top / "Textures").mkdir()
+    (top / "Textures/Rocket_D.dds").write_bytes(_dds(_picture(8)))
+    (top / "Textures").chmod(0o700)
+    notes = read_all(_at(build_tree(str(tmp_path / "top")), "Meshes/Rocket.Mesh.Gbx/mesh/textures.txt")).decode()
+    assert notes == "Rocket: no texture: Textures/Rocket_D.dds: folder Textures is not searchable by everyone\n"

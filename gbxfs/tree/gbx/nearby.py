@@ -60,8 +60,9 @@ class _TreeFiles:
     def __init__(self, root: Dir):
         self.root = root
 
-    def lookup(self, parts: tuple[str, ...]) -> ByteSource:
-        d: Entry = self.root
+    def lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
+        d: Entry | None = self.root
+        found: list[str] = []
         for i, name in enumerate(parts[:-1]):
             d = _child(d, name)
             where = "/".join(parts[: i + 1])
@@ -69,6 +70,7 @@ class _TreeFiles:
                 raise NotReachable(f"{'/'.join(parts)}: no folder {where} in the mount")
             if not open_to_all(d.access, 0o1):
                 raise NotReachable(f"{'/'.join(parts)}: folder {where} is not searchable by everyone")
+            found.append(d.name)
         e = _child(d, parts[-1])
         if e is None:
             raise NotReachable(f"{'/'.join(parts)}: not found in the mount")
@@ -77,7 +79,7 @@ class _TreeFiles:
             raise NotReachable(f"{'/'.join(parts)}: a folder, not a file")
         if not open_to_all(getattr(src, "access", None), 0o4):
             raise NotReachable(f"{'/'.join(parts)}: not readable by everyone")
-        return src
+        return src, (*found, e.name)
 
 
 class _PakFiles:
@@ -87,7 +89,7 @@ class _PakFiles:
         self.arc = arc
         self.kind, self.mtime_ns = type(source), source.mtime_ns    # sources of its entries: the same kind
 
-    def lookup(self, parts: tuple[str, ...]) -> ByteSource:
+    def lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
         table = self.arc.files
         want = tuple(p.casefold() for p in parts)
         folders = {f.index for f in table.folders
@@ -103,7 +105,7 @@ class _PakFiles:
                     exact = rec
         if exact is None:
             raise NotReachable(f"{'/'.join(parts)}: not found in the pak")
-        return self.kind(self.arc.entry(exact), self.mtime_ns, archive=self.arc)
+        return self.kind(self.arc.entry(exact), self.mtime_ns, archive=self.arc), exact.parts
 
 
 @dataclass(frozen=True)
@@ -113,16 +115,15 @@ class Place:
     folder: tuple[str, ...]
 
     def find(self, rel: str, from_data_root: bool = False) -> tuple[ByteSource, tuple[str, ...]]:
-        """The file `rel` names and its names from the top. `from_data_root`: a path
-        from the data folder, which is this folder or one above it (nearest first)."""
+        """The file `rel` names and its names from the top (as the mount shows them:
+        the case may differ). `from_data_root`: a path from the data folder, which
+        is this folder or one above it (nearest first)."""
         if not from_data_root:
-            parts = split_path(self.folder, rel)
-            return self.files.lookup(parts), parts
+            return self.files.lookup(split_path(self.folder, rel))
         first: NotReachable | None = None
         for k in range(len(self.folder), -1, -1):
             try:
-                parts = split_path(self.folder[:k], rel)
-                return self.files.lookup(parts), parts
+                return self.files.lookup(split_path(self.folder[:k], rel))
             except NotReachable as e:
                 first = first or e
         raise first or NotReachable(f"{rel}: not found")
