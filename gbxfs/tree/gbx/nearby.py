@@ -61,6 +61,12 @@ class _TreeFiles:
         self.root = root
 
     def lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
+        try:
+            return self._lookup(parts)
+        except OSError as e:        # a folder that vanished or cannot be read meanwhile
+            raise NotReachable(f"{'/'.join(parts)}: {e.strerror or e}") from None
+
+    def _lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
         d: Entry | None = self.root
         found: list[str] = []
         for i, name in enumerate(parts[:-1]):
@@ -90,6 +96,14 @@ class _PakFiles:
         self.kind, self.mtime_ns = type(source), source.mtime_ns    # sources of its entries: the same kind
 
     def lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
+        # loaded already: the source is a pak's
+        from gbxfs.formats.pak.errors import PakError
+        try:
+            return self._lookup(parts)
+        except PakError as e:
+            raise NotReachable(f"{'/'.join(parts)}: the pak cannot give it: {e.reason}") from None
+
+    def _lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
         table = self.arc.files
         want = tuple(p.casefold() for p in parts)
         folders = {f.index for f in table.folders
