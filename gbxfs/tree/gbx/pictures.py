@@ -104,8 +104,11 @@ def image_entries(header, p, key: Callable[..., Hashable], problems: list) -> li
         return []
 
     def make() -> bytes:
+        h = p.header().header
+        if h is None:       # the same source parsed before: cannot fail now unless it changed
+            raise OSError(errno.EIO, f"{IMAGE_NAME}: the header no longer parses")
         try:
-            return bitmap_picture(p.body().nodes, p.header().header.refs, place_of(p.source, p.ctx))[0]
+            return bitmap_picture(p.body().nodes, h.refs, place_of(p.source, p.ctx))[0]
         except NotReachable as e:
             raise OSError(errno.EIO, f"{IMAGE_NAME}: {e}") from None
     return [CachedFile(IMAGE_NAME, p.ctx.cache, key(IMAGE_NAME), make, lazy=True)]
