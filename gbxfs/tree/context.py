@@ -28,3 +28,6 @@ class TreeContext:
     # turns a named byte source into a tree entry (a folder view or a plain file);
     # set by the tree builder, used by container views (paks, GBX embedded files)
     open_child: Callable[..., Any] | None = None
+    # the mount's top folder (set by the tree builder when it is a real folder): where
+    # a GBX file's references to other files are looked up (tree/gbx/nearby.py)
+    root: Any = None

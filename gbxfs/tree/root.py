@@ -286,5 +286,7 @@ def build_tree(source: str, ctx: TreeContext | None = None,
     st = os.stat(real)
     name = os.path.basename(real.rstrip(os.sep)) or os.sep
     if stat.S_ISDIR(st.st_mode):
-        return RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns, st=st)
+        top = RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns, st=st)
+        ctx.root = top
+        return top
     return open_entry(name, FileSource(real, st), ctx, openers)

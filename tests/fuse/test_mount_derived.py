@@ -46,7 +46,8 @@ def test_mesh_glb_loads_with_trimesh(mounter, corpus, tmp_path):
         obj = trimesh.load(f"{folder}/mesh.obj", force="mesh", process=False)
         assert len(obj.faces) == want.num_triangles
         assert sorted(os.listdir(f"{folder}/mesh")) == ["mesh.glb", "mesh.lod1.glb", "mesh.lod1.mtl",
-                                                         "mesh.lod1.obj", "mesh.mtl", "mesh.obj"]
+                                                         "mesh.lod1.obj", "mesh.mtl", "mesh.obj",
+                                                         "textures.txt"]
     assert open(f"{mp}/m.Map.Gbx/.directory").read() == "[Desktop Entry]\nIcon=./thumbnail.jpg\n"
     rows = open(f"{mp}/r.Replay.Gbx/inputs.csv").read().splitlines()
     assert rows[0] == "time_ms,action,value" and len(rows) > 100

@@ -23,7 +23,9 @@ time 0 is applied at the game's first input tick, 10 ms, the time the replay
 stores): a press or steer at t shows at floor(t/10)*10 - 10, a respawn at
 floor(t/10)*10 (one tick earlier when t is a multiple of 10). State reached before time 0 is written at time 0.
 TMInterface drives TM United/Nations Forever only, so scripts are made for
-03092011/03092019 events; later generations give inputs.csv alone.
+03092011/03092019 events; later generations give inputs.csv alone. TM2020
+stores no control entries: its inputs are records of every tick in chunk
+0309201D (tickinputs.py), used when no validation chunk holds events.
 """
 from __future__ import annotations
 
@@ -32,11 +34,13 @@ from dataclasses import dataclass
 from . import classdb
 from .errors import GbxError
 from .model import Node
+from .tickinputs import tick_events
 
 CTN_GHOST = classdb.class_id("CGameCtnGhost")
 # the validation chunks, oldest first; TMInterface scripts for the first two only
 VALIDATION_CHUNKS = (CTN_GHOST | 0x011, CTN_GHOST | 0x019, CTN_GHOST | 0x025)
 SCRIPT_CHUNKS = VALIDATION_CHUNKS[:2]
+TICK_INPUTS = CTN_GHOST | 0x01D          # TM2020: a record of every tick (tickinputs.py)
 
 TIME_OFFSET = 100000
 ANALOG = frozenset({"Steer", "Gas", "AccelerateReal", "BrakeReal"})
@@ -51,7 +55,7 @@ TICK_MS = 10
 class InputEvent:
     time_ms: int      # race time (negative before the start)
     action: str       # the control's name as the game stores it
-    value: int        # digital: 1 pressed, 0 released; analog: signed, TMInterface's sign
+    value: int        # digital: 1 pressed, 0 released; analog: signed, TMInterface's sign; tickinputs.py: as stored
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,13 @@ def input_log(node: Node) -> InputLog | None:
         except GbxError as e:
             raise e.add_context(chunk_id=chunk_id, node=node.index) from None
         return InputLog(chunk_id, events, validation.get("validateExeVersion") or "")
+    c = node.chunk(TICK_INPUTS)
+    if c is not None and c.values and c.values.get("inputs"):
+        try:
+            events = tuple(InputEvent(*e) for e in tick_events(c.values))
+        except GbxError as e:
+            raise e.add_context(chunk_id=TICK_INPUTS, node=node.index) from None
+        return InputLog(TICK_INPUTS, events)
     return None
 
 

@@ -12,9 +12,13 @@ Which files appear comes from the header's class id alone:
   shows `mesh.obj`, `.mtl`, `.glb` for level 0 and `mesh.lodN.*` for each
   further level that builds. Its error.txt says why a level could not be
   built: an item whose mesh lives in another file, data cut short or past
-  the mesh limits.
+  the mesh limits. It also lists textures.txt: for each material of the
+  levels built, the picture mesh.glb embeds (the path of its image in the
+  mount) or why it embeds none (textures.py; worked out when read).
 Reading a mesh file that cannot be built answers EIO with that reason, never
-a partial mesh.
+a partial mesh. mesh.glb embeds a material's base colour picture when the
+files its references name are in the same mount (textures.py, nearby.py):
+looked up when mesh.glb is read, never when a folder is listed.
 """
 from __future__ import annotations
 
@@ -29,7 +33,9 @@ from gbxfs.formats.gbx.mesh.model import Mesh
 from gbxfs.formats.gbx.mesh.obj import render_mtl, render_obj
 from gbxfs.tree.cached import CachedDir, CachedFile
 from gbxfs.tree.gbx.errors import with_errors
+from gbxfs.tree.gbx.nearby import place_of
 from gbxfs.tree.gbx.parse import GbxParse
+from gbxfs.tree.gbx.textures import material_picture, render_notes
 from gbxfs.tree.model import Entry
 
 # header classes whose main node is a mesh: mesh.* in their folder
@@ -38,6 +44,7 @@ MESH_CLASSES = frozenset(map(classdb.class_id, ("CPlugSolid", "CPlugSolid2Model"
 HOLDER_CLASSES = MESH_CLASSES | {classdb.class_id("CGameItemModel")}
 MESH_FOLDER = "mesh"
 KINDS = ("obj", "mtl", "glb")
+TEXTURES_NAME = "textures.txt"
 # what a built mesh keeps alive per vertex and per triangle (tuples of floats/ints), rounded up
 VERTEX_COST, TRIANGLE_COST = 200, 120
 
@@ -89,13 +96,46 @@ class MeshFiles:
             count = self._lod_count()
         except GbxError as e:
             return with_errors([], [(_what(0), e)])
+        built = []
         for lod in range(count):
             m = self._mesh(lod)
             if isinstance(m, GbxError):
                 problems.append((_what(lod), m))
             else:
                 out += [self._file(lod, kind) for kind in KINDS]
+                built.append(lod)
+        if built:
+            out.append(CachedFile(TEXTURES_NAME, self.p.ctx.cache, self.key("mesh", TEXTURES_NAME),
+                                  lambda: self._texture_notes(built), lazy=True))
         return with_errors(out, problems)
+
+    def _picture(self, material: str) -> tuple[bytes | None, str]:
+        """(PNG or None, note) of a material's base colour picture (kept in the cache)."""
+        def make():
+            h = self.p.header().header
+            level = h.refs.ancestor_level if h is not None and h.refs is not None else 0
+            png, note = material_picture(self.p.body().nodes, level, place_of(self.p.source, self.p.ctx), material)
+            return (png, note), 256 + len(note) + (len(png) if png else 0)
+        return self.p.ctx.cache.get_or_make(self.key("mesh.picture", material), make)
+
+    def _pictures(self, m: Mesh) -> tuple[dict[str, bytes], dict[str, str]]:
+        pictures, notes = {}, {}
+        for name in m.materials():
+            png, notes[name] = self._picture(name)
+            if png is not None:
+                pictures[name] = png
+        return pictures, notes
+
+    def _texture_notes(self, levels: list[int]) -> bytes:
+        notes: dict[str, str] = {}
+        for lod in levels:
+            m = self._mesh(lod)
+            if isinstance(m, GbxError):
+                raise OSError(errno.EIO, f"{TEXTURES_NAME}: {m} (see {MESH_FOLDER}/error.txt)")
+            for name in m.materials():
+                if name not in notes:
+                    notes[name] = self._picture(name)[1]
+        return render_notes(notes)
 
     def _node(self):
         pb = self.p.body()
@@ -128,6 +168,6 @@ class MeshFiles:
         if kind == "mtl":
             return render_mtl(m)
         try:
-            return render_glb(m)
+            return render_glb(m, *self._pictures(m))
         except GbxError as e:
             raise OSError(errno.EIO, f"{file_name(lod, kind)}: {e}") from None

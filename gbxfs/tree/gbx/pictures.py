@@ -5,6 +5,14 @@
   header/'s listing, which decodes the header chunks anyway, makes it too and
   puts why it cannot be made in header/error.txt; reading it then answers EIO
   with the same reason, never a wrong picture.
+- image.png: a bitmap file's (.Texture.Gbx, CPlugBitmap) picture, listed when
+  its reference table names one image file (.dds, .png, .tga, ...: the header
+  alone tells); made when read: the image is looked up in the same mount
+  (nearby.py, textures.py) and decoded by Pillow. Reading it when the image is
+  not there, not readable by everyone or not decodable answers EIO with that
+  reason, never a wrong picture; a table naming more than one image, or an
+  image kind Pillow has no decoder for, is a line of the folder's error.txt
+  and no image.png.
 - .directory: the file KDE's Dolphin reads for a folder's icon
   (`[Desktop Entry]` / `Icon=./thumbnail.jpg`), in every GBX folder that lists
   thumbnail.jpg (maps, replays) or icon.png (items), so the folder shows the
@@ -15,15 +23,20 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable, Hashable
 
+from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.picture import ICON, icon_png
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.cached import ITEM_OVERHEAD, CachedFile
+from gbxfs.tree.gbx.nearby import NotReachable, place_of
+from gbxfs.tree.gbx.textures import bitmap_picture, image_externals
 from gbxfs.tree.model import BytesFile, Entry
 
 ICON_NAME = "icon.png"
+IMAGE_NAME = "image.png"
+BITMAP = classdb.class_id("CPlugBitmap")
 DIRECTORY_NAME = ".directory"
-FOLDER_PICTURES = ("thumbnail.jpg", ICON_NAME)     # the first listed is the folder's icon
+FOLDER_PICTURES = ("thumbnail.jpg", ICON_NAME, IMAGE_NAME)     # the first listed is the folder's icon
 
 
 def has_icon(header) -> bool:
@@ -68,6 +81,37 @@ def _icon_bytes(header) -> bytes:
         return _png(header)
     except GbxError as e:
         raise OSError(errno.EIO, f"{ICON_NAME}: {e} (see header/error.txt)") from None
+
+
+def image_entries(header, p, key: Callable[..., Hashable], problems: list) -> list[Entry]:
+    """[image.png] for a bitmap file whose reference table names one image file;
+    `p`: the file's GbxParse (body, header and source, used when read only).
+    What the header shows cannot work goes to `problems` (error.txt) instead."""
+    if header.class_id != BITMAP:
+        return []
+    images = image_externals(header.refs)
+    if not images:
+        return []
+    names = [e.path or e.file_name for e in images]
+    if len(images) > 1:
+        problems.append((IMAGE_NAME, GbxError(f"the reference table names {len(images)} images: {', '.join(names)}")))
+        return []
+    from PIL import Image
+    Image.init()
+    ext = "." + names[0].rsplit(".", 1)[-1].lower()
+    if ext not in Image.registered_extensions():
+        problems.append((IMAGE_NAME, GbxError(f"{names[0]}: Pillow has no decoder for {ext} images")))
+        return []
+
+    def make() -> bytes:
+        h = p.header().header
+        if h is None:       # the same source parsed before: cannot fail now unless it changed
+            raise OSError(errno.EIO, f"{IMAGE_NAME}: the header no longer parses")
+        try:
+            return bitmap_picture(p.body().nodes, h.refs, place_of(p.source, p.ctx))[0]
+        except NotReachable as e:
+            raise OSError(errno.EIO, f"{IMAGE_NAME}: {e}") from None
+    return [CachedFile(IMAGE_NAME, p.ctx.cache, key(IMAGE_NAME), make, lazy=True)]
 
 
 def directory_file(entries: list[Entry]) -> Entry | None:

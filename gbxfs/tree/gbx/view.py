@@ -49,7 +49,7 @@ from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.parse import GbxParse, _bare
-from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
+from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem, image_entries
 from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
@@ -114,6 +114,7 @@ class GbxFolder(PartlyListedDir):
         out.append(BodyFolder("body", lambda: self._body_files(body), UNLISTED))
         out += self._thumbnail_files(h, problems)
         out += icon_entries(h, cache, self._key, self._header)
+        out += image_entries(h, p, self._key, problems)
         folder_icon = directory_file(out)
         if folder_icon is not None:
             out.append(folder_icon)

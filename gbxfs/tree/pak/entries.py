@@ -55,7 +55,7 @@ class PakGbxDir(Dir):
         return self._inner
 
     def _make(self) -> Entry:
-        source = PakEntrySource(self._entry, self._mtime)
+        source = PakEntrySource(self._entry, self._mtime, archive=self._arc)
         err, walk = self._entry.verify()
         if walk is not None:
             # the verifying pass parsed the entry: the view uses that parse, not a second one

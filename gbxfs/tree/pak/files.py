@@ -15,15 +15,18 @@ from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR
 
 class PakEntrySource:
     """A pak entry as a ByteSource (for plain files and GBX folder views);
-    unverifiable -> EIO."""
+    unverifiable -> EIO. `archive`: the pak it comes from, given to a GBX folder's
+    source so that the files its references name are found in the same pak
+    (tree/gbx/nearby.py)."""
 
-    __slots__ = ("entry", "size", "mtime_ns")
+    __slots__ = ("entry", "size", "mtime_ns", "archive")
     access = None      # a pak entry shows its pak's access bits (inherited from the pak folder)
 
-    def __init__(self, entry: PakEntry, mtime_ns: int):
+    def __init__(self, entry: PakEntry, mtime_ns: int, archive=None):
         self.entry = entry
         self.size = entry.size
         self.mtime_ns = mtime_ns
+        self.archive = archive
 
     @property
     def proof(self) -> str | None:
