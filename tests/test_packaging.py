@@ -155,6 +155,12 @@ def _cli_works(bin_dir: Path, corpus: Path, work: Path) -> None:
     shutil.copy(corpus / MAP, maps)
     cov = _run(gbxfs, "coverage", maps, cwd=work, env=env).stdout
     assert cov.splitlines()[1].split() == ["map", "TM", "Forever", "1", "1", "100%"]
+    # the README's demo, made by the installed copy's own writers, read back through its pak and GBX views
+    demo = Path(_run(gbxfs, "demo", "--build-only", work / "demo", cwd=work, env=env).stdout.strip())
+    assert _run(gbxfs, "ls", demo, cwd=work, env=env).stdout.split() == [
+        "Demo.pak/", "DemoMap.Challenge.Gbx/", "maps.csv", "packlist.dat"]
+    clip = demo / "Demo.pak/Demo/Media/Clips/Intro0.Clip.Gbx"
+    assert "body_status = complete" in _run(gbxfs, "cat", clip / "info.txt", cwd=work, env=env).stdout.splitlines()
 
 
 def test_the_wheel_in_a_clean_venv_runs_the_cli_and_a_mount(dist, corpus, tmp_path):

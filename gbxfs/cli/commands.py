@@ -10,7 +10,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
-from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from gbxfs.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, reader_gone
 
 # command name -> "module:function", imported when the command runs (so `gbxfs --version`
 # and a mistyped command load no parser); each function takes argv (list[str]), returns an
@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         return command(argv[0])(argv[1:])
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:     # `gbxfs COMMAND ... | head`: the reader had enough
+        return reader_gone()
     except SystemExit:
         raise
     except Exception:  # a bug: never a traceback for the user unless asked

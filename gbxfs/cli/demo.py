@@ -59,8 +59,8 @@ def main(argv: list[str]) -> int:
     work = tempfile.mkdtemp(prefix="gbxfs-demo-")
     try:
         packs = str(build_demo(work))
+        # a MOUNTPOINT given that does not exist is made and removed by run_mount, as for mount
         mp = args.mountpoint or os.path.join(work, "mnt")
-        os.makedirs(mp, exist_ok=True)
 
         def ready() -> None:
             print(what_to_try(mp, packs), flush=True)

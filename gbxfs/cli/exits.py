@@ -8,3 +8,14 @@ EXIT_NOT_FOUND = 3
 EXIT_BAD_INPUT = 4
 EXIT_MOUNT_FAILED = 5
 EXIT_INTERNAL = 70
+
+
+def reader_gone() -> int:
+    """Standard output's reader went away (`gbxfs info --json X | head`): what is
+    still written there, the interpreter's last flush included, goes to /dev/null,
+    and the command ends as it would have (EXIT_OK)."""
+    import os
+    import sys
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_OK

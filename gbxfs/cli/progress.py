@@ -6,6 +6,8 @@ import sys
 
 from tqdm import tqdm
 
+from gbxfs.cli.exits import reader_gone
+
 
 def bar(desc: str, *, total: int | None = None, unit: str = " files", unit_scale: bool = False) -> tqdm:
     """A progress bar for `desc` that shows only on a terminal (tqdm's disable=None)
@@ -15,5 +17,12 @@ def bar(desc: str, *, total: int | None = None, unit: str = " files", unit_scale
 
 
 def say(text: str, *, err: bool = False) -> None:
-    """Print a line without tearing a bar that is on the screen."""
-    tqdm.write(text, file=sys.stderr if err else sys.stdout)
+    """Print a line without tearing a bar that is on the screen. Lines for a reader
+    of stdout that went away (`gbxfs extract ... | head`) are dropped: the command
+    goes on, and its totals (stderr) and exit code say what it did."""
+    try:
+        tqdm.write(text, file=sys.stderr if err else sys.stdout)
+    except BrokenPipeError:
+        if err:
+            raise
+        reader_gone()

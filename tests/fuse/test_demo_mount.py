@@ -34,3 +34,18 @@ def test_demo_command_mounts_prints_and_cleans_up(mounter):
     assert proc.wait(timeout=60) == 0, proc.stderr.read()
     assert not os.path.exists(os.path.dirname(packs))
     assert os.listdir(mp) == []
+
+
+@pytest.mark.mount
+def test_demo_makes_a_missing_mountpoint_and_removes_it_on_ctrl_c(mounter, tmp_path):
+    mp = str(tmp_path / "not-there-yet")
+    proc = subprocess.Popen([sys.executable, "-m", "gbxfs", "demo", mp], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    mounter.procs.append(proc)
+    for line in proc.stdout:
+        if line.startswith("Ctrl-C"):
+            break
+    assert "maps.csv" in os.listdir(mp)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    assert not os.path.exists(mp)     # made for the demo, so gone with it, as `gbxfs mount` does
