@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Any
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 import pyfuse3
 
