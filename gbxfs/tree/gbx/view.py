@@ -62,7 +62,7 @@ BODY_FOLDERS = frozenset({"ghosts", "embedded", MESH_FOLDER})
 
 
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
-             header_bytes: bytes | Callable[[], bytes | None] | None = None, error: str | None = None) -> Dir:
+             header_bytes: bytes | Callable[[], bytes | None] | None = None, error: str | None = None) -> GbxFolder:
     return GbxFolder(name, GbxParse(source, ctx, header_bytes=header_bytes, source_error=error))
 
 
