@@ -71,7 +71,7 @@ def _as_rows(kids: Mapping[str, Entry], mtime: int) -> Rows:
     whose size is known without work."""
     cells = list(kids.values())
     sizes = [-1 if e.is_dir or e.access is not None or (e.mtime_ns is not None and e.mtime_ns != mtime)
-             or (size := e.size_hint()) is None else size for e in cells]  # type: ignore[attr-defined]  # files
+             or (size := e.size_hint()) is None else size for e in cells]  # type: ignore[attr-defined]  # a file (not is_dir)
     return Rows(list(kids), cells, sizes, mtime, _made)
 
 

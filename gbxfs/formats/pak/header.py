@@ -242,7 +242,7 @@ def _paths_any_order(parents: list[int], own: list[tuple[str, ...]]) -> list[tup
         for k in reversed(chain):
             base = base + own[k]
             out[k] = base
-    return out  # type: ignore[return-value]
+    return out  # type: ignore[return-value]  # every folder's path set above
 
 
 def build_plain(version: int, *, meta_offset: int, data_offset: int, meta_size: int, meta_stored: int,

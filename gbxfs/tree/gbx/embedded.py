@@ -112,7 +112,7 @@ def embedded_entries(main: Node, ctx: TreeContext, mtime_ns: int, open_nested, k
         at, size, text = items
         zip_bytes = get_slice(at, size)
         out.append(ParsedBytesFile("items.zip", lambda: get_slice(at, size), size=size))
-        out.append(ParsedBytesFile("items.txt", lambda: get_items()[2], size=len(text)))  # type: ignore[index]  # found
+        out.append(ParsedBytesFile("items.txt", lambda: get_items()[2], size=len(text)))  # type: ignore[index]  # found above
         # the same ZIP opened: items/<...>.Item.Gbx folders
         out.append(zip_folder("items", zip_bytes, lambda: get_slice(at, size), open_nested,
                               ctx.cache, (key, "items/"), mtime_ns))

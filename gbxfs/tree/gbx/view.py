@@ -261,8 +261,7 @@ class GbxFolder(PartlyListedDir):
 
     def _thumbnail(self) -> tuple[bytes, str]:
         c = next(c for c in self._header().chunks if c.chunk_id == THUMBNAIL_CHUNK)
-        # each part is read only by the file listed because it is there
-        return split_thumbnail_chunk(c.raw)  # type: ignore[return-value]
+        return split_thumbnail_chunk(c.raw)  # type: ignore[return-value]  # a part's file is listed when it is there
 
     def _flip(self, jpeg: bytes) -> bytes:
         try:
