@@ -65,9 +65,10 @@ def iter_files(tree: Entry, prefix: str = "") -> Iterator[tuple[str, File]]:
     """Every file under `tree` as (path, entry): a folder's files in name order,
     then its subfolders the same way; what `find` sees in a mount (body/nodes/
     of a GBX folder is opened by name, never listed)."""
-    if not isinstance(tree, Dir):
+    if isinstance(tree, File):
         yield prefix or tree.name, tree
         return
+    assert isinstance(tree, Dir)        # an entry is a File or a Dir
     stack = [(prefix, tree)]
     while stack:
         where, folder = stack.pop()
@@ -77,7 +78,7 @@ def iter_files(tree: Entry, prefix: str = "") -> Iterator[tuple[str, File]]:
             if isinstance(e, Dir):
                 stack.append((path, e))
         for name, e in kids:
-            if not isinstance(e, Dir):
+            if isinstance(e, File):     # not a Dir
                 yield (f"{where}/{name}" if where else name), e
 
 

@@ -28,6 +28,7 @@ _CHUNK = 1 << 20
 def open_path(path: str, ctx: TreeContext | None = None) -> list[Entry]:
     """The chain of entries (outermost first) for a real-or-virtual path.
     Raises NotFound / NotADir."""
+    rest: list[str]
     real, rest = os.path.abspath(path), []
     while not os.path.lexists(real):
         head, tail = os.path.split(real)
@@ -64,6 +65,7 @@ def _line(name: str, entry: Entry, mtime_ns: int, long: bool) -> str:
     if isinstance(entry, Dir):
         kind, size = "d", "-"
     else:
+        assert isinstance(entry, File)      # an entry is a Dir or a File
         kind, size = ("!" if entry.error else "-"), str(entry.size())
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime_ns / 1e9))
     return f"{kind} {size:>10} {stamp} {shown}"

@@ -38,7 +38,7 @@ from gbxfs.formats import image
 from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import Entry
+from gbxfs.tree.model import Entry, File
 from gbxfs.tree.pak.entries import PakEntryFile, PakFolder
 from gbxfs.tree.pak.info import ERROR_NAME
 from gbxfs.tree.pak.view import open_pak
@@ -319,7 +319,9 @@ def extract_pak(path: str, dest: str, ctx: TreeContext, rep: Report, under: tupl
     try:
         kids = open_pak(name, src, ctx).children()
         if ERROR_NAME in kids and not any(isinstance(e, (PakFolder, PakEntryFile)) for e in kids.values()):
-            reason = kids[ERROR_NAME].read(0, 1 << 16).decode("utf-8", "replace").strip()
+            error_txt = kids[ERROR_NAME]
+            assert isinstance(error_txt, File)      # error.txt is a file
+            reason = error_txt.read(0, 1 << 16).decode("utf-8", "replace").strip()
             rep.fail(label, reason)
             return
         pak_fd = _open_dest(dest, under + (name,))

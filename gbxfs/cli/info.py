@@ -203,13 +203,14 @@ def _inside(path: str) -> tuple[bytes, str | None]:
     and how the container proved them (a pak's GBX entry: parse or recovered feeds)."""
     from gbxfs.cli.browse import open_path
     from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.model import File
     from gbxfs.tree.walk import NotADir, NotFound
 
     try:
         target = open_path(path, TreeContext(gbx_mode="file"))[-1]   # a .Gbx as its original bytes
     except (NotFound, NotADir):
         raise FileNotFoundError(path) from None
-    if target.is_dir:
+    if not isinstance(target, File):    # a Dir
         raise IsADirectoryError(21, "is a folder", path)
     if target.error:
         raise OSError(5, f"cannot be read: {target.error}", path)

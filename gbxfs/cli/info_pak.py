@@ -84,12 +84,12 @@ def summary_at(path: str, read_at, size: int) -> dict[str, Any]:
         arc = PakArchive(read_at, size, entry.key)
     except PakError as e:
         return {**out, "error": e.reason, "bad_input": True}
-    h, table = arc.header, arc.files
+    header, table = arc.header, arc.files
     s = sums(table)
-    out.update(header_md5_ok=h.md5_ok, folder_feed=h.folder_feed is not None, folders=len(h.folders),
+    out.update(header_md5_ok=header.md5_ok, folder_feed=header.folder_feed is not None, folders=len(header.folders),
                files=s.files, compressed=s.compressed, total_size=s.size, roots=roots(table))
     out.update((f"verification_{kind}", label) for kind, label in by_storage(s.files, s.compressed, arc.version))
-    if h.md5_ok:
+    if header.md5_ok:
         meta = arc.metadata()
         out["gbx_headers"] = len(meta.headers)
         out["metadata_error"] = meta.error

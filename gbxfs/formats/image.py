@@ -51,7 +51,7 @@ def to_png(data: bytes, *, size: int | None = None, flip: bool = False) -> bytes
     its longer side when given; `flip` turns it upside down (pictures stored bottom-up)."""
     from PIL import Image, UnidentifiedImageError
     try:
-        im = Image.open(io.BytesIO(data))
+        im: Image.Image = Image.open(io.BytesIO(data))
     except UnidentifiedImageError:
         what = f"DDS ({_dds_format(data)})" if is_dds(data) else "image"
         raise ImageError(f"Pillow cannot decode this {what}") from None

@@ -33,7 +33,7 @@ ORDERS_KEPT = 2     # large listings whose positions by name are kept (a real fo
 SMALL = 64          # a listing of at most this many names is searched, not remembered
 
 
-def wants_ahead(entry: Entry) -> bool:
+def wants_ahead(entry: Entry | None) -> bool:
     return getattr(entry, "list_ahead", False)
 
 

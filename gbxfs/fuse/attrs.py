@@ -58,7 +58,7 @@ def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: 
     """`kids`: a folder's entry.peek(), when the caller has it already."""
     # called once per entry a listing shows: only the fields that are not
     # EntryAttributes' zero defaults (generation, st_rdev) are set
-    if not entry.is_dir:
+    if not isinstance(entry, Dir):
         return file_attributes(inode, size, mtime_ns, policy, *file_owner(access, policy))
     a = pyfuse3.EntryAttributes()
     a.st_ino = inode
@@ -120,7 +120,7 @@ def stable(entry: Entry, kids=_PEEK) -> bool:
     changed source gets a new entry); a folder's link count is final once it
     was listed, except for a real folder, which is re-listed when it changes.
     `kids`: the folder's entry.peek(), when the caller has it already."""
-    if entry.is_dir:
+    if isinstance(entry, Dir):
         return not entry.revalidates and (entry.peek() if kids is _PEEK else kids) is not None
     return True
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import errno
 import logging
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pyfuse3
 
@@ -15,6 +17,12 @@ from gbxfs.fuse.guard import brief, fail, failure
 from gbxfs.fuse.listing import DOTS, DirHandle, dot_attributes, listed_with_sizes, reply_listed, snapshot
 from gbxfs.tree.model import Dir
 
+if TYPE_CHECKING:
+    from gbxfs.fuse.ahead import Ahead
+    from gbxfs.fuse.attrs import AttrPolicy
+    from gbxfs.fuse.inodes import Inode, InodeTable
+    from gbxfs.tree.model import Entry
+
 log = logging.getLogger("gbxfs.fuse")
 DEBUG = logging.DEBUG
 
@@ -22,6 +30,17 @@ DEBUG = logging.DEBUG
 class DirectoryOps:
     """Mixed into fuse/ops.py's Operations (its _node, _entry, _work, inodes,
     policy, _dirs, _fh and _ahead)."""
+
+    if TYPE_CHECKING:   # Operations' own (ops.py)
+        policy: AttrPolicy
+        inodes: InodeTable
+        _fh: Iterator[int]
+        _dirs: dict[int, DirHandle]
+        _ahead: Ahead
+
+        async def _work(self, fn: Callable, *args: Any) -> Any: ...
+        def _node(self, inode: int) -> Inode: ...
+        async def _entry(self, node: Inode) -> Entry: ...
 
     async def opendir(self, inode, ctx=None):
         if log.isEnabledFor(DEBUG):   # -d: every request, as it arrives
@@ -55,6 +74,7 @@ class DirectoryOps:
                     else:
                         kids, sizes = await self._work(listed_with_sizes, h.entry)
                 snapshot(self.inodes, h, kids, sizes)
+                assert h.rows is not None       # made by snapshot
             # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
             pos = start_id
             while pos < 2:          # "." and ".."

@@ -24,6 +24,7 @@ import hashlib
 import sys
 import weakref
 from array import array
+from collections.abc import Callable
 
 import pyfuse3
 
@@ -42,6 +43,7 @@ NODE_BYTES = 560
 
 class Inode:
     __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder", "attrs", "up")
+    _ref: Callable[[], Entry | None]
 
     def __init__(self, inode: int, path: str | None, entry: Entry | None, mtime_ns: int,
                  access: Access | None = None, folder: Inode | None = None):
@@ -53,7 +55,7 @@ class Inode:
         self.lookups = 0
         self.leaves = 0             # listed files held compactly (fuse/leaves.py) in this folder
         self.folder = folder        # a listed file's folder (its node made for one request)
-        self.attrs = None           # the entry's finished EntryAttributes, when they are stable
+        self.attrs: pyfuse3.EntryAttributes | None = None   # the entry's finished EntryAttributes, when they are stable
         self.up = 0                 # the number of the folder it was last listed in (0: none): a hint
 
     @property
@@ -70,6 +72,7 @@ class Inode:
 
     @property
     def parent_path(self) -> str:
+        assert self.path is not None        # asked of a node found by its path
         return self.path.rpartition("/")[0]
 
 
@@ -83,7 +86,7 @@ _HASH = hashlib.blake2b(digest_size=8, person=b"gbxfs-inode")
 FS_ENCODING, FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
-def folder_hash(path: str):
+def folder_hash(path: str | None):
     """The hash state after "<path>/" (nothing for the root): a copy updated with
     an encoded name gives path_inode's digest of the name's path, unsalted."""
     h = _HASH.copy()
@@ -143,7 +146,7 @@ class InodeTable:
             if held:
                 for k in held:
                     nodes[k].lookups += 1
-                keys = [k for k in keys if k not in held]
+                keys = [k for k in keys if k not in held]  # type: ignore[assignment]  # add_many takes a list too
             new = self._leaves.add_many(keys, folder_inode)
             folder = nodes.get(folder_inode)
             if folder is not None and new != len(keys) + len(held):     # add_leaves counted them all
@@ -156,7 +159,7 @@ class InodeTable:
             self._flush()
             leaf = self._leaves.get(inode)
             folder = None if leaf is None else self._nodes.get(leaf[0])
-            if folder is not None:
+            if leaf is not None and folder is not None:
                 node = Inode(inode, None, None, folder.mtime_ns, folder.access, folder)
                 node.lookups = leaf[1]
         return node
@@ -196,6 +199,7 @@ class InodeTable:
     def remember(self, path: str, entry: Entry, mtime_ns: int, inode: int | None = None,
                  access: Access | None = None) -> Inode:
         """Count one kernel reference to the entry at `path`."""
+        node: Inode | None
         if not path:
             node = self.root
         else:

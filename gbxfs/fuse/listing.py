@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 import pyfuse3
 
@@ -42,7 +43,7 @@ class DirHandle:
         # names never change, so offsets stay valid for this handle even if the directory
         # is re-listed meanwhile; position p >= 2 is row p - 2 ("." and ".." come first)
         self.rows: Rows | None = None
-        self.hash = None        # the folder's path hash (inodes.folder_hash): numbers its entries
+        self.hash: Any = None   # the folder's path hash (inodes.folder_hash): numbers its entries
         self.parent = node      # the node ".." shows (set with the snapshot)
         self.sizes: dict[int, int] | None = None    # sizes made with the listing, by position
 
@@ -70,7 +71,7 @@ def _as_rows(kids: Mapping[str, Entry], mtime: int) -> Rows:
     whose size is known without work."""
     cells = list(kids.values())
     sizes = [-1 if e.is_dir or e.access is not None or (e.mtime_ns is not None and e.mtime_ns != mtime)
-             or (size := e.size_hint()) is None else size for e in cells]
+             or (size := e.size_hint()) is None else size for e in cells]  # type: ignore[attr-defined]  # a file (not is_dir)
     return Rows(list(kids), cells, sizes, mtime, _made)
 
 
@@ -148,6 +149,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     "." and ".." are the caller's); entry i is followed by offset i + 1. `work(fn)`
     runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time)."""
     rows, dirnode = h.rows, h.node
+    assert rows is not None     # snapshot() made them
     names, row_sizes = rows.names, rows.sizes
     if h.hash is None:
         h.hash = folder_hash(dirnode.path)
@@ -160,6 +162,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     # a row's size given (>= 0): a file with the rows' mtime and the folder's access
     short = leaves is not None and rows.mtime_ns == mtime
     sizes = h.sizes or {}       # sizes computed in a worker thread, by position
+    size: int | None
     for k in range(pos - 2, len(names)):
         name = names[k]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
@@ -175,12 +178,12 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             shared.st_blocks = (size + 511) >> 9
             if not reply(token, bname, shared, k + 3):
                 break
-            leaves.append(ino)
+            leaves.append(ino)  # type: ignore[union-attr]  # short: a list
             continue
         pos = k + 2
         entry = rows.at(k)
         is_dir = entry.is_dir
-        size = 0 if is_dir else entry.size_hint()
+        size = 0 if is_dir else entry.size_hint()  # type: ignore[attr-defined]  # a file
         if size is None:
             size = sizes.get(pos)
         lazy = size is None and entry.lazy_size      # its size is getattr's (contract.py)
@@ -203,8 +206,8 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             attrs = make_attributes(ino, entry, emtime, size, policy, access)
             if lazy:
                 attrs.attr_timeout = 0      # expired at once: a stat asks getattr, which has the size
-        elif (kids := entry.peek()) is None:      # never listed: the link count is 1, as for its siblings
-            attrs = _folder_attributes(entry, emtime, access, policy)
+        elif (kids := entry.peek()) is None:  # type: ignore[attr-defined]  # a folder: never listed, link count 1
+            attrs = _folder_attributes(entry, emtime, access, policy)  # type: ignore[arg-type]  # a folder
             attrs.st_ino = ino
         else:
             attrs = make_attributes(ino, entry, emtime, size, policy, access, kids)

@@ -44,7 +44,7 @@ def is_ours(rec: MountRecord) -> bool:
     if not rec.is_gbxfs:
         return False
     pid = server_pid(rec.source)
-    return _serves(pid, rec.device) or is_dead(rec.mountpoint)
+    return (pid is not None and _serves(pid, rec.device)) or is_dead(rec.mountpoint)
 
 
 def _serves(pid: int, device: str) -> bool:

@@ -84,6 +84,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         entry = node.entry
         if entry is None and node.path is None:    # a file held from a listing: find its name
             folder = node.folder
+            assert folder is not None           # a listed file's node has its folder's
             entry, name = self._known_leaf(node)
             if entry is None:
                 kids = await self._children(await self._entry(folder))
@@ -96,6 +97,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
                 entry = None if name is None else kids.get(name)
                 if entry is None:       # gone from its folder (a real folder changed)
                     raise fail(errno.ESTALE)
+            assert name is not None             # an entry found by its name
             node.path = self.inodes.child_path(folder, name)
             node.mtime_ns, node.access = inherit(entry, folder)
         elif entry is None:
@@ -110,10 +112,11 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         """A listed file's entry and name when its folder's names by inode number are
         kept and the folder's listing is at hand (peek: no work, no listing), else
         (None, None). Not for real folders, whose listings are checked against the disk."""
+        assert node.folder is not None          # a listed file's node has its folder's
         names = self._names.get(node.folder.inode)
         name = names.get(node.inode) if names is not None else None
         parent = node.folder.entry if name is not None else None
-        if parent is None or parent.revalidates:
+        if name is None or not isinstance(parent, Dir) or parent.revalidates:
             return None, None
         kids = parent.peek()
         return (kids.get(name) if kids is not None else None), name
@@ -152,7 +155,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         (attrs.stable), so repeated getattrs and lookups only hand them back."""
         a = node.attrs
         if a is None:
-            kids = entry.peek() if entry.is_dir else None      # one look for both
+            kids = entry.peek() if isinstance(entry, Dir) else None      # one look for both
             a = make_attributes(node.inode, entry, node.mtime_ns, size, self.policy, node.access, kids)
             if stable(entry, kids):
                 node.attrs = a
@@ -179,8 +182,10 @@ class Operations(DirectoryOps, pyfuse3.Operations):
     async def lookup(self, parent_inode, name, ctx=None):
         parent = self._node(parent_inode)
         sname = os.fsdecode(name)
+        entry: Entry | None
         if sname == ".":
             entry = await self._entry(parent)
+            assert parent.path is not None      # found by _entry
             node = self.inodes.remember(parent.path, entry, parent.mtime_ns, parent.inode, parent.access)
             return self._attrs(node, 0, entry)
         if sname == "..":
@@ -225,7 +230,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         if flags & os.O_ACCMODE != os.O_RDONLY:
             raise fail(errno.EROFS)
         fh = next(self._fh)
-        self._files[fh] = entry
+        self._files[fh] = entry  # type: ignore[assignment]  # not a Dir: a File
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
         # a file held from a listing has its folder's node at hand
@@ -310,7 +315,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         # on every entry and must not decrypt every pak in a folder
         if isinstance(entry, ViewDir) and not entry.loaded() and (name is None or name.startswith("user.")):
             await self._work(entry.children)
-        attrs = dict(entry.xattrs)
+        attrs: dict[str, bytes | str] = dict(entry.xattrs)
         if isinstance(entry, File) and entry.error:
             attrs.setdefault("user.gbxfs.error", entry.error)
         return {k: v if isinstance(v, bytes) else str(v).encode() for k, v in attrs.items()}

@@ -116,12 +116,14 @@ class _Memory:
             self.governor = None          # not Linux: trim only
 
     def rss(self) -> int:
+        assert self._statm is not None      # asked with a governor, which needs it
         return int(os.pread(self._statm, 128, 0).split()[1]) * self._page
 
     def step(self, now: float) -> None:
         """One look at RSS, `now` in seconds on the loop's clock (trio.current_time)."""
         lowered = False
         if self.governor is not None:
+            assert self.cache is not None   # a governor is made for a cache
             before = self.cache.bound
             bound = self.governor.sample(self.rss(), now, self.cache.current_bytes,
                                          self.outside() if self.outside else 0)

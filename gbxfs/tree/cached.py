@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import TypeVar
 
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.model import Dir, Entry, File
@@ -23,6 +24,8 @@ from gbxfs.tree.model import Dir, Entry, File
 # with tracemalloc on chunk folders of large maps; rounded up
 ENTRY_COST = 1024
 ITEM_OVERHEAD = 128
+
+_Data = TypeVar("_Data", bound=bytes | memoryview)
 
 
 class _SizedFile(File):
@@ -42,7 +45,7 @@ class _SizedFile(File):
     def _bytes(self) -> bytes:
         raise NotImplementedError
 
-    def _checked(self, data: bytes) -> bytes:
+    def _checked(self, data: _Data) -> _Data:
         if self._size is None:
             self._size = len(data)
         elif len(data) != self._size:   # only if make() were not deterministic: never serve it
@@ -92,7 +95,7 @@ class ParsedBytesFile(_SizedFile):
         super().__init__(name, size, xattrs, lazy, **kw)
         self._get = get
 
-    def _bytes(self) -> bytes | memoryview:
+    def _bytes(self) -> bytes | memoryview:  # type: ignore[override]  # read() below copies a view's piece
         return self._checked(self._get())
 
     def read(self, offset: int, size: int) -> bytes:
@@ -106,6 +109,7 @@ class CachedDir(Dir):
     same names, sizes and content."""
 
     __slots__ = ("_cache", "_listing_key", "_pinned")
+    _load: Callable[[], Iterable[Entry]]        # always given here
 
     def __init__(self, name: str, cache: ByteLRU, key: Hashable, load: Callable[[], Iterable[Entry]], **kw):
         super().__init__(name, load=load, **kw)

@@ -24,6 +24,8 @@ a thousand tracks does not keep a thousand tracks in memory.
 """
 from __future__ import annotations
 
+import functools
+
 from gbxfs.formats.gp2 import TABLE_AT, TABLE_SIZE, Gp2Error, decode, folder_files, looks_like_gp2, section_files
 from gbxfs.tree.cached import CachedFile, ParsedBytesFile
 from gbxfs.tree.context import TreeContext
@@ -83,8 +85,8 @@ def _entries(source: ByteSource, ctx: TreeContext) -> list[Entry]:
             entries.append(SourceFile(file_name, source))
         else:
             entries.append(CachedFile(file_name, ctx.cache, ("gp2.view", source, file_name),
-                                      lambda n=file_name: _render(source, ctx, n)))
-    sections = [ParsedBytesFile(n, lambda i=i: _section(source, ctx, i), size=len(raw),
+                                      functools.partial(_render, source, ctx, file_name)))
+    sections = [ParsedBytesFile(n, functools.partial(_section, source, ctx, i), size=len(raw),
                                 xattrs={"user.gp2.offset": str(s.offset).encode()})
                 for i, ((n, raw), s) in enumerate(zip(section_files(track), track.sections))]
     entries.append(Dir("sections", children=sections))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 Xattrs = dict[str, bytes]
 # (permission bits, uid, gid) of the real file or folder an entry comes from, and
@@ -35,7 +36,11 @@ class Entry:
     # True: a file's size needs work a listing must not do (a body parse, an image
     # encoded again): a listing shows the file without its size, which getattr
     # answers (exact) when something stats it. See tree/contract.py.
-    lazy_size = False
+    if TYPE_CHECKING:   # read-only: a subclass may compute it (a property)
+        @property
+        def lazy_size(self) -> bool: ...
+    else:
+        lazy_size = False
     # True: a folder shows its access bits as they are (a real folder); False: a folder
     # made from a file adds x where r is set, so reading the file means listing the folder
     exact_mode = False
@@ -218,7 +223,11 @@ class Dir(Entry):
 
     # True when even a first listing is only objects made from memory (no I/O, no
     # parsing): the event loop may list it directly
-    lists_from_memory = False
+    if TYPE_CHECKING:   # read-only: a subclass may compute it (a property)
+        @property
+        def lists_from_memory(self) -> bool: ...
+    else:
+        lists_from_memory = False
 
     # True when a walk may list this folder before it is asked for (fuse/ahead.py):
     # its listing costs a header read of a few KB, not an archive's index
@@ -248,6 +257,7 @@ class PartlyListedDir(Dir):
     into, such as the hundreds of thousands of per-chunk dumps of the body nodes."""
 
     __slots__ = ("_unlisted", "_listed")
+    _load: Callable[[], Iterable[Entry]]        # always given here
 
     def __init__(self, name: str, load: Callable[[], Iterable[Entry]], unlisted: frozenset[str], **kw):
         super().__init__(name, load=load, **kw)

@@ -91,7 +91,7 @@ class ViewDir(Dir):
 
     # the folder's attributes: its own, plus the view root's once it is open (class id, error)
     @property
-    def xattrs(self):  # type: ignore[override]
+    def xattrs(self):
         view = self._view
         return self._own_xattrs if view is None else {**self._own_xattrs, **view.xattrs}
 
@@ -130,6 +130,7 @@ class ViewDir(Dir):
         with self._lock:
             if self._view is view:
                 self._view = self._error_view(e)
+            assert self._view is not None       # `view` was open: replaced here, or by another thread
             return self._view
 
     @property

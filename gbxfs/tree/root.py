@@ -67,7 +67,7 @@ class RealDir(Dir):
     def loaded(self) -> bool:
         return self._children is not None and time.monotonic() - self._checked < RECHECK_SECONDS
 
-    def children(self):
+    def children(self) -> dict[str, Entry]:
         with self._lock:
             now = time.monotonic()
             if self._children is None or now - self._checked >= RECHECK_SECONDS:
@@ -82,6 +82,7 @@ class RealDir(Dir):
                     self._dir_mtime = mtime
                     self.mtime_ns = mtime
                 self._checked = now
+            assert self._children is not None       # listed now or before (never unset)
             return self._children
 
     revalidates = True
@@ -106,7 +107,7 @@ class RealDir(Dir):
         item = self._classify(_PathEntry(self.path, name))
         with self._lock:
             if self._children is not kids:   # re-listed meanwhile: that listing is newer
-                return self._children.get(name)
+                return (self._children or {}).get(name)     # never unset once listed
             if item is None:
                 self._sigs.pop(name, None)
                 self._children = self._indexed({k: v for k, v in kids.items() if k != name})
@@ -189,7 +190,7 @@ class RealDir(Dir):
             kids[e.name] = e
         return kids
 
-    def _classify(self, de: os.DirEntry):
+    def _classify(self, de: os.DirEntry | _PathEntry):
         """(name, stat, path to use, is_dir) for an entry to show, or None."""
         try:
             if de.is_symlink():
@@ -231,6 +232,7 @@ class RealDir(Dir):
         if is_dir:
             return RealDir(name, path, root=self._root, ctx=self._ctx, seen=self._seen,
                            mtime_ns=st.st_mtime_ns, st=st)
+        assert self._ctx.open_child is not None     # set by the tree builder
         return self._ctx.open_child(name, FileSource(path, st))
 
 

@@ -92,11 +92,11 @@ class Rows(Mapping):
     def __len__(self) -> int:
         return len(self.names)
 
-    def values(self) -> list[Entry]:  # type: ignore[override]
+    def values(self) -> list[Entry]:  # type: ignore[override]  # a list made now, not a view
         """Every entry (made now where needed)."""
         return [self.at(i) for i in range(len(self.names))]
 
-    def items(self) -> list[tuple[str, Entry]]:  # type: ignore[override]
+    def items(self) -> list[tuple[str, Entry]]:  # type: ignore[override]  # a list made now, not a view
         return list(zip(self.names, self.values()))
 
     def __repr__(self) -> str:

@@ -55,17 +55,18 @@ class _OpenFiles:
         except BaseException:
             os.close(fd)
             raise
+        spare: int | None = fd
         with self._lock:
             if src._fd is None:
-                src._fd, fd = fd, None
+                src._fd, spare = fd, None
                 self._open[src] = None
             else:       # another thread opened it meanwhile
                 self._open.move_to_end(src)
             src._users += 1       # before trimming: the descriptor is in use
             self._trim()
             mine = src._fd
-        if fd is not None:
-            os.close(fd)
+        if spare is not None:
+            os.close(spare)
         return mine
 
     def release(self, src: FileSource) -> None:
@@ -90,6 +91,7 @@ class _OpenFiles:
                 self._close(src)
 
     def _close(self, src: FileSource) -> None:
+        assert src._fd is not None      # closed only while open
         os.close(src._fd)
         src._fd = None
         del self._open[src]
@@ -167,6 +169,7 @@ class FileSource:
         if offset >= self.size or size <= 0:
             return b""
         fd = OPEN_FILES.acquire(self)
+        assert fd is not None           # may_open: a descriptor, or OSError
         try:
             data = os.pread(fd, min(size, self.size - offset), offset)
             self._check(fd)

@@ -68,6 +68,7 @@ def parse(data: bytes | bytearray | memoryview, *, body: bool = True, decode_hea
         decode_header_chunks(header)
     if not body:
         return Gbx(header, BodyResult("absent"))
+    assert header.body_offset is not None       # parse_header read the reference table
     try:
         body_data = read_body(data, header.body_offset, header.body_compression)
     except GbxError as e:

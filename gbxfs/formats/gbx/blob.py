@@ -7,6 +7,7 @@ what is left, and every failure is a GbxError carrying the offset inside the blo
 """
 from __future__ import annotations
 
+import builtins
 import struct
 
 from .errors import GbxError, Truncated
@@ -74,7 +75,7 @@ class BlobCursor:
         self.pos += 4 * n
         return v
 
-    def data_block(self) -> bytes:
+    def data_block(self) -> builtins.bytes:
         """u32 length + bytes (GameBox 'data' / MwBuffer)."""
         return self.bytes(self.count(1))
 

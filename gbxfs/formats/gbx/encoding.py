@@ -38,7 +38,7 @@ def stored_text(data: bytes | memoryview) -> str:
     return str(data, "utf-8", "replace")
 
 
-def text_at(buf: memoryview, p: int, end: int) -> str | None:
+def text_at(buf: bytes | memoryview, p: int, end: int) -> str | None:
     """The string stored at p in `buf` (u32 length, bytes) when all of it is there
     before `end` and it has no byte order mark; None otherwise (the reader then takes
     its general path, whose errors and BOM handling are its own)."""
@@ -50,7 +50,7 @@ def text_at(buf: memoryview, p: int, end: int) -> str | None:
     return str(buf[p + 4:p + 4 + n], "utf-8", "replace") if n else ""
 
 
-def fileref_at(buf: memoryview, p: int, end: int) -> tuple[dict, int] | None:
+def fileref_at(buf: bytes | memoryview, p: int, end: int) -> tuple[dict, int] | None:
     """A file reference without checksum (version below 3) at p, and the position
     after it, when all of it is there before `end`; None otherwise (nothing consumed:
     the reader then reads it field by field)."""

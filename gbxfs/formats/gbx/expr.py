@@ -70,7 +70,8 @@ _CMPOPS = {
     ast.Gt: operator.gt, ast.GtE: operator.ge,
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
-_UNOPS = {ast.Not: operator.not_, ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+_UNOPS: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.Not: operator.not_, ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 
 _CAST = re.compile(r"\(\s*(u?int(?:8|16|32))\s*\)\s*([A-Za-z_]\w*)")
 
@@ -140,8 +141,8 @@ def _compile(node: ast.AST, text: str) -> Compiled:
             return mul
         return lambda f, r: op(a(f, r), b(f, r))
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNOPS:
-        op, a = _UNOPS[type(node.op)], c(node.operand)
-        return lambda f, r: op(a(f, r))
+        unop, operand = _UNOPS[type(node.op)], c(node.operand)
+        return lambda f, r: unop(operand(f, r))
     if isinstance(node, ast.BoolOp):
         parts = [c(v) for v in node.values]
         if isinstance(node.op, ast.And):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import classdb
-from .decl import registry
+from .decl.registry import registry
 from .errors import GbxError
 from .model import Chunk, ExternalRef
 from .reader import GbxReader

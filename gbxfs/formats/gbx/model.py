@@ -95,8 +95,10 @@ class NodeRef:
         return f"{label} {name or cid} ({self.kind})"
 
 
-_set_kind, _set_index = NodeRef.kind.__set__, NodeRef.index.__set__
-_set_node, _set_external = NodeRef.node.__set__, NodeRef.external.__set__
+# the slots' descriptors from the class's namespace (as attributes of the class, the
+# type checker sees the fields' values)
+_set_kind, _set_index = vars(NodeRef)["kind"].__set__, vars(NodeRef)["index"].__set__
+_set_node, _set_external = vars(NodeRef)["node"].__set__, vars(NodeRef)["external"].__set__
 
 
 class Labeled(int):

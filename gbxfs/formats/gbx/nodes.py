@@ -65,7 +65,7 @@ class NodeWalker:
         p = r._pos
         at = p - r._base            # r.tell()
         buf = r._buf if not r.text else None        # in memory: the u32s read here
-        if buf is not None and p + 4 <= r._end:
+        if buf is not None and p + 4 <= r._end:  # type: ignore[operator]  # in memory the end is known
             index = _i32(buf, p)[0]
             r._pos = p + 4
         else:
@@ -80,7 +80,7 @@ class NodeWalker:
         if existing is not None:
             return NodeRef("back", index, existing)
         p = r._pos
-        if buf is not None and p + 4 <= r._end:
+        if buf is not None and p + 4 <= r._end:  # type: ignore[operator]  # in memory the end is known
             raw_class_id = _u32(buf, p)[0]
             r._pos = p + 4
         else:
@@ -166,6 +166,7 @@ class NodeWalker:
         thousands of nodes of one or two chunks each."""
         infos = self.decls.walk_cache
         buf = r._buf
+        assert buf is not None and r._end is not None       # in memory: the caller's test
         chunks = node.chunks
         on_chunk = self.on_chunk
         base = r.offset_base - r._base       # + a buffer position: the offset for errors/records
@@ -344,7 +345,7 @@ def walk_body(source: Any, *, class_id: int, text: bool = False, num_nodes: int 
     try:
         walker.read_node(r, class_id, 0)
         if not r.at_end() and (r.remaining is not None or (size is not None and r.tell() < size)):
-            left = r.remaining if r.remaining is not None else size - r.tell()
+            left = r.remaining if r.remaining is not None else (size or 0) - r.tell()   # size is given here
             raise GbxError(f"{left} bytes after the main node's end marker", offset=r.tell(), where="body")
     except (GbxError, RecursionError) as e:
         if isinstance(e, RecursionError):

@@ -13,6 +13,7 @@ Text-format files use textreader.TextGbxReader. Imports only encoding, errors, l
 """
 from __future__ import annotations
 
+import builtins
 import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -42,7 +43,7 @@ def _fixed_read(unpack: Callable, size: int) -> Callable[[GbxReader], Any]:
         buf = self._buf
         if buf is not None:
             p = self._pos
-            if p + size > self._end:
+            if p + size > self._end:  # type: ignore[operator]  # in memory the end is known
                 raise self._short(size)
             self._pos = p + size
             return unpack(buf, p)[0]
@@ -76,7 +77,7 @@ class GbxReader:
             self._pos = source.pos
             self._base = source.pos
             self._end: int | None = source.end
-            self._src = None
+            self._src: Any = None
             self._log: bytearray | None = None
         else:
             self._buf = None
@@ -132,8 +133,8 @@ class GbxReader:
             return buf[p:e]
         try:
             data = self._src.read(n)
-        except Truncated as e:      # the source's own end: located here, as in memory
-            raise Truncated(f"need {n} bytes: {e.reason}", offset=self.offset_base + self.tell()) from None
+        except Truncated as err:    # the source's own end: located here, as in memory
+            raise Truncated(f"need {n} bytes: {err.reason}", offset=self.offset_base + self.tell()) from None
         if len(data) != n:
             raise self._short(n)
         self._log += data
@@ -151,7 +152,7 @@ class GbxReader:
     def skip(self, n: int) -> None:
         """Move forward n bytes (stream mode reads and logs them)."""
         if self._buf is not None:
-            if n < 0 or self._pos + n > self._end:
+            if n < 0 or self._pos + n > self._end:  # type: ignore[operator]  # in memory the end is known
                 raise self._short(n)
             self._pos += n
         else:
@@ -170,6 +171,7 @@ class GbxReader:
         """Bytes already read between two reader offsets."""
         if self._buf is not None:
             return bytes(self._buf[self._base + start:self._base + end])
+        assert self._log is not None        # a stream (no _buf) logs what it takes
         return bytes(self._log[start:end])
 
     @contextmanager
@@ -201,7 +203,7 @@ class GbxReader:
         buf = self._buf
         if buf is not None:
             p = self._pos
-            if p + 1 > self._end:
+            if p + 1 > self._end:  # type: ignore[operator]  # in memory the end is known
                 raise self._short(1)
             self._pos = p + 1
             return buf[p]
@@ -275,7 +277,7 @@ class GbxReader:
         buf = self._buf
         if buf is not None:        # in memory and all there: one call
             p = self._pos
-            text = text_at(buf, p, self._end)
+            text = text_at(buf, p, self._end)  # type: ignore[arg-type]  # in memory the end is known
             if text is not None:
                 self._pos = p + 4 + _u32(buf, p)[0]
                 return text
@@ -287,7 +289,7 @@ class GbxReader:
                             offset=self.offset_base + self.tell() - 4)
         return stored_text(self._take(n))
 
-    def marker(self, expected: bytes) -> None:
+    def marker(self, expected: builtins.bytes) -> None:
         """Literal bytes that must be present ("<Thumbnail.jpg>")."""
         got = bytes(self._take(len(expected)))
         if got != expected:
@@ -319,7 +321,7 @@ class GbxReader:
     def fileref(self) -> dict[str, Any]:
         buf = self._buf
         if buf is not None and not self.text:
-            quick = fileref_at(buf, self._pos, self._end)
+            quick = fileref_at(buf, self._pos, self._end)  # type: ignore[arg-type]  # in memory the end is known
             if quick is not None:
                 self._pos = quick[1]
                 return quick[0]
@@ -335,7 +337,7 @@ class GbxReader:
             out["locator_url"] = url
         return out
 
-    def sub_reader(self, data: bytes) -> GbxReader:
+    def sub_reader(self, data: builtins.bytes) -> GbxReader:
         """A reader over other bytes (inflated data inside a chunk) that shares this
         reader's state: lookback strings, node list, hooks."""
         sub = type(self)(BufferSource(data), num_nodes=self.num_nodes, on_node=self.on_node, feed=self.feed,
@@ -363,12 +365,12 @@ class GbxReader:
     # -- chunk stream -------------------------------------------------------------------
     chunk_id = hex32
 
-    def skip_marker(self) -> bool:
+    def skip_marker(self) -> builtins.bool:
         """Consume "PIKS" if it is next; False (nothing consumed) otherwise, also with fewer
         than 4 bytes left (the chunk's own read then reports the end, in its context)."""
         if self._buf is not None:
             p = self._pos
-            if p + 4 <= self._end and _u32(self._buf, p)[0] == SKIP_MARKER:
+            if p + 4 <= self._end and _u32(self._buf, p)[0] == SKIP_MARKER:  # type: ignore[operator]  # in memory
                 self._pos = p + 4
                 return True
             return False
@@ -401,6 +403,7 @@ class GbxReader:
         map peeks thousands of times (RecursionError in the reads)."""
         self._pos -= n
         if self._buf is None and n:
+            assert self._log is not None    # a stream (no _buf) logs what it takes
             data = bytes(self._log[len(self._log) - n:])
             del self._log[len(self._log) - n:]
             if isinstance(self._src, Pushback):

@@ -6,6 +6,7 @@ arrays stay raw. Everything else (state, limits, raw bytes) is GbxReader's.
 """
 from __future__ import annotations
 
+import builtins
 import struct
 from typing import Any
 
@@ -26,6 +27,7 @@ class TextGbxReader(GbxReader):
     def line(self) -> str:
         buf = self._buf
         if buf is not None:
+            assert self._end is not None        # in memory the end is known
             # look for CRLF window by window: a line is usually short
             start = self._pos
             limit = min(self._end, start + MAX_LINE)
@@ -161,7 +163,7 @@ class TextGbxReader(GbxReader):
         except ValueError:
             raise self.error(f"expected a lookback index, found {s[:40]!r}", at) from None
 
-    def skip_marker(self) -> bool:
+    def skip_marker(self) -> builtins.bool:
         # The marker is a hex line "534B4950" in text files.
         if self._buf is None:
             raise self.error("text-format GBX needs an in-memory source")
@@ -187,6 +189,7 @@ def as_text_reader(r: GbxReader) -> TextGbxReader:
         t = TextGbxReader(BufferSource(r._buf, r._pos, r._end), offset_base=r.offset_base)
         t._base = r._base
         return t
+    assert r._log is not None               # a stream (no _buf) logs what it takes
     t = TextGbxReader(r._src, offset_base=r.offset_base)
     t._log = r._log        # offsets continue from the binary part
     t._pos = t._base = 0

@@ -10,6 +10,7 @@ here is limited to one rounding pass of the same tables.
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from . import classdb
 from .blob import BlobCursor
@@ -38,7 +39,7 @@ def flip_jpeg(data: bytes) -> bytes:
         raise GbxError("thumbnail is not a JPEG (no FFD8 start marker)")
     try:
         with Image.open(io.BytesIO(data)) as im:
-            if im.format != "JPEG":
+            if im.format != "JPEG" or not isinstance(im, JpegImagePlugin.JpegImageFile):
                 raise GbxError(f"thumbnail is {im.format}, not JPEG")
             if im.width * im.height > MAX_PIXELS:
                 raise GbxError(f"thumbnail of {im.width}x{im.height} pixels is larger than any game writes"
@@ -46,7 +47,7 @@ def flip_jpeg(data: bytes) -> bytes:
             im.load()
             flipped = im.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
             out = io.BytesIO()
-            save = {"format": "JPEG", "qtables": im.quantization}
+            save: dict[str, Any] = {"format": "JPEG", "qtables": im.quantization}
             sampling = JpegImagePlugin.get_sampling(im) if im.mode in ("RGB", "YCbCr") else -1
             if sampling != -1:
                 save["subsampling"] = sampling

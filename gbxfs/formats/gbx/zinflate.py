@@ -7,7 +7,7 @@ import zlib
 from .errors import GbxError
 
 
-def inflate_exact(data: bytes, expected_size: int, what: str, limit: int) -> bytes:
+def inflate_exact(data: bytes | bytearray, expected_size: int, what: str, limit: int) -> bytes:
     """`data` inflated to exactly `expected_size` bytes. The declared size is
     checked against `limit` before anything is allocated, and zlib is asked for
     one byte more than declared so an overlong stream is caught, not truncated."""

@@ -43,7 +43,7 @@ class JamFiles:
 
 
 def read_cameras(cur: Cursor) -> list[Camera]:
-    cameras = []
+    cameras: list[Camera] = []
     while cur.peek_u16() != END:   # each record moves the cursor 32 bytes: bounded by the section
         at = cur.pos
         words = tuple(cur.u16() for _ in range(CAMERA_SIZE // 2))

@@ -68,6 +68,7 @@ class PakArchive:
         self.header: PakHeader = self._read_header()
         # the file table lives in the cache (a million files: tens of MB), read again when evicted;
         # the header's `files` fetches it from there
+        assert isinstance(self.header.files, FileTable)     # as read_header made it
         self._table = HeldTable(self.header.files, self._cache, (self._token, "table"), self._reload_table)
         self.file_count = self._table.count
         self.header.files = TableView(self._table)
@@ -101,6 +102,7 @@ class PakArchive:
         header = self._read_header()
         if header.stored_md5 != self.header.stored_md5 or header.md5_ok != self.header.md5_ok:
             raise PakError("the pak's header changed since it was opened")
+        assert isinstance(header.files, FileTable)          # as read_header made it
         return header.files
 
     @property

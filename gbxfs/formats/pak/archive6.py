@@ -46,7 +46,7 @@ def read_pack_header(read_at, size: int) -> packgbx.PackHeader:
             err = e
             if n >= size:
                 break
-    raise err  # type: ignore[misc]
+    raise err  # type: ignore[misc]  # set: HEADER_READS is not empty
 
 
 class PackArchive:
@@ -74,6 +74,7 @@ class PackArchive:
         self.table = self._read_table()
         if self.table is not None:
             # as archive.py: the file table lives in the cache, read again when evicted
+            assert isinstance(self.table.files, FileTable)  # as read_table made it
             self._table = HeldTable(self.table.files, self._cache, (object(), "table"), self._reload_table)
             self.table.files = TableView(self._table)
 
@@ -97,7 +98,8 @@ class PackArchive:
             length = (self.size - start - BLOCK) & ~(BLOCK - 1)
             if length <= 0:
                 raise PakError("pack truncated: no room for its encrypted header")
-            stream = EncryptedStream(self._read_at, pack_key(self.version, hkey), start, length)
+            stream: EncryptedStream | PlainStream = EncryptedStream(self._read_at, pack_key(self.version, hkey), start,
+                                                                    length)
         else:
             length = self.size - start
             stream = PlainStream(self._read_at, start, length)
@@ -116,8 +118,10 @@ class PackArchive:
     def _reload_table(self) -> FileTable:
         again = self._read_table()
         t = self.table
+        assert t is not None        # a table to reload is one that was read
         if again is None or (again.stored_md5, again.plain_size) != (t.stored_md5, t.plain_size):
             raise PakError("the pack's file table changed since it was opened")
+        assert isinstance(again.files, FileTable)   # as read_table made it
         return again.files
 
     @property

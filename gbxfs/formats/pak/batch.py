@@ -47,10 +47,10 @@ def decrypt_streams(streams: Sequence[Stream]) -> list[bytes | None]:
     return out
 
 
-def _read(read_at: ReadAt, streams: Sequence[Stream], members: list[int]) -> list[tuple[int, bytes]]:
+def _read(read_at: ReadAt, streams: Sequence[Stream], members: list[int]) -> list[tuple[int, bytes | memoryview]]:
     """(stream, its IV and ciphertext) for the streams (sorted by start) whose bytes
     could be read: one read per run of streams at most MAX_GAP apart."""
-    got: list[tuple[int, bytes]] = []
+    got: list[tuple[int, bytes | memoryview]] = []
     run: list[int] = []
     for n, i in enumerate(members):
         run.append(i)
@@ -73,7 +73,7 @@ def _read(read_at: ReadAt, streams: Sequence[Stream], members: list[int]) -> lis
     return got
 
 
-def _decrypt(key: PakKey, streams: Sequence[Stream], got: list[tuple[int, bytes]],
+def _decrypt(key: PakKey, streams: Sequence[Stream], got: list[tuple[int, bytes | memoryview]],
              out: list[bytes | None]) -> None:
     """CBC over the streams' bytes put one after the other: each stream's first
     ciphertext block then follows its own IV, so one call decrypts them all."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 import bisect
 import threading
 from array import array
+from collections.abc import Sequence
+from typing import Any
 
 from Crypto.Cipher import Blowfish
 from Crypto.Util.strxor import strxor
@@ -29,7 +31,7 @@ if array("I").itemsize != 4:  # pragma: no cover - every mainstream platform has
     raise ImportError("gbxfs.formats.pak.cipher needs a 4-byte array('I')")
 
 
-def swap32(data: bytes) -> bytes:
+def swap32(data: bytes | bytearray) -> bytes:
     """Byte-reverse every 4-byte group (len(data) must be a multiple of 4)."""
     words = array("I", data)
     words.byteswap()
@@ -44,7 +46,7 @@ def calc_ivxor(ivxor: int, data: bytes) -> int:
     return ivxor
 
 
-def _xor8(block: bytes, value: int) -> bytes:
+def _xor8(block: bytes | bytearray, value: int) -> bytes:
     return (int.from_bytes(block, "little") ^ value).to_bytes(BLOCK, "little")
 
 
@@ -98,7 +100,8 @@ class _LazyCbc:
     __slots__ = ("_key", "_iv", "_cbc")
 
     def __init__(self, key: PakKey, iv: bytes):
-        self._key, self._iv, self._cbc = key, iv, None
+        self._key, self._iv = key, iv
+        self._cbc: Any = None
 
     def encrypt(self, plain: bytes) -> bytes:
         if self._cbc is None:
@@ -185,7 +188,7 @@ class Encrypter(_Stream):
         return swap32(self._cbc.encrypt(swap32(self._fold(plain))))
 
 
-def apply_folds(plain: bytes, offset: int, folds: list[tuple[int, int]]) -> bytes:
+def apply_folds(plain: bytes, offset: int, folds: Sequence[tuple[int, int]]) -> bytes:
     """XOR recorded ivXor folds (sorted (stream offset, value) pairs) into
     `plain`, which starts at stream offset `offset` (8-aligned) and was
     decrypted without them."""

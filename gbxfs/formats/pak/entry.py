@@ -203,6 +203,7 @@ class PakEntry(StoredPieces, EntryError):
     def _recover(self, res: GbxPass) -> None:
         """The parse stopped early: search the feeds after it (recover.py). Only a
         path that zlib ends with a matching Adler-32 at the declared size is taken."""
+        assert res.trusted is not None     # the caller's test
         raw = plain_range(self._read_at, self._key, self.start, self.length, 0, self.rec.stored_size)
         known = [f for f in res.feed_log if f[0] <= res.trusted]
         rec = recover(raw, self.size, known, res.trusted, res.slots)
@@ -306,7 +307,7 @@ class PakEntry(StoredPieces, EntryError):
                 return None
             if self.kind == "gbx":
                 try:
-                    data = self._gbx_pass(keep, plain)[0]
+                    data: bytes | None = self._gbx_pass(keep, plain)[0]
                 except PakError as e:
                     self.error, self.checked = e.reason, True
                     raise

@@ -62,7 +62,8 @@ def _class_info(raw: int) -> tuple[bytes, frozenset[int]] | None:
     fid = classdb.feed_id(cid)
     if fid is None:
         return None
-    chain, c = set(), cid
+    chain: set[int] = set()
+    c: int | None = cid
     while c is not None and c not in chain:
         chain.add(c)
         c = classdb.parent(c)

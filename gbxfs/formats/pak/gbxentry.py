@@ -57,7 +57,7 @@ class GbxWalk:
     """The one parse of a verified GBX entry, for the view to use instead of
     parsing the same bytes again."""
     header: Any                          # gbxfs.formats.gbx.header.GbxHeader
-    body: BodyData
+    body: BodyData | None                # None until a verified pass gives a stored body its bytes
     result: Any                          # gbxfs.formats.gbx.nodes.BodyResult
 
 

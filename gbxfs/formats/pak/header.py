@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gbxfs.formats.gbx.errors import GbxError
@@ -53,7 +54,8 @@ class PakHeader:
     extra: bytes              # the 16 unnamed bytes (version >= 3)
     flags: int
     folders: list[PakFolder] = field(default_factory=list)
-    files: FileTable | list[PakFileRecord] = field(default_factory=list)
+    # a FileTable as read; once its archive is open, a view of the table it caches; a list as written
+    files: Sequence[PakFileRecord] = field(default_factory=list)
     folder_feed: bytes | None = None   # what the folder feed fed, None when it did not apply
     plain_size: int = 0       # plain header bytes from the md5 field to the end of the file table
 
@@ -145,7 +147,7 @@ def _read_folders(src: PageReader, count: int) -> list[tuple[int, str]]:
     (what each takes at least), up to READ_AHEAD, are fetched at once: they are
     all read before the feed in any case. A record that still runs past them
     (or whose name is too long) is read field by field, as before."""
-    out = []
+    out: list[tuple[int, str]] = []
     add, head, read, from_bytes = out.append, _FOLDER_HEAD.unpack_from, src.read, int.from_bytes
     buf = src.take_buffered()
     at, end = 0, len(buf)
@@ -216,7 +218,7 @@ def _paths_any_order(parents: list[int], own: list[tuple[str, ...]]) -> list[tup
     n = len(parents)
     depth = [-1] * n           # path components from the root, once known
     for i in range(n):
-        chain = []
+        chain: list[int] = []
         j = i
         while j != -1 and depth[j] < 0:
             if len(chain) > n:
@@ -236,11 +238,11 @@ def _paths_any_order(parents: list[int], own: list[tuple[str, ...]]) -> list[tup
         while j != -1 and out[j] is None:
             chain.append(j)
             j = parents[j]
-        base = () if j == -1 else out[j]
+        base = () if j == -1 else out[j] or ()     # out[j] is set (the loop above stopped at it)
         for k in reversed(chain):
             base = base + own[k]
             out[k] = base
-    return out  # type: ignore[return-value]
+    return out  # type: ignore[return-value]  # every folder's path set above
 
 
 def build_plain(version: int, *, meta_offset: int, data_offset: int, meta_size: int, meta_stored: int,

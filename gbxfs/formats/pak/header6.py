@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import PakFolder, _Fields, read_tables
+from gbxfs.formats.pak.records import PakFileRecord
 from gbxfs.formats.pak.stream import PageReader
 from gbxfs.formats.pak.table import FileTable
 
@@ -41,7 +43,7 @@ class Pack6Table:
     author: tuple | None         # version 6 only: (version, login, nick, zone, extra)
     flags: int
     folders: list[PakFolder] = field(default_factory=list)
-    files: FileTable = field(default_factory=FileTable.empty)   # the archive puts a view of its cached table here
+    files: Sequence[PakFileRecord] = field(default_factory=FileTable.empty)   # the archive puts a view of its cached table here
     folder_feed: bytes | None = None
     plain_size: int = 0
 

@@ -21,9 +21,12 @@ inflates the previous ones.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gbxfs.formats.pak.seekinflate import CHUNK, IN_PIECE
+
+if TYPE_CHECKING:
+    from gbxfs.formats.pak.header import PakFileRecord
 
 # pieces after the one a sequential reader is in that are decrypted in the background
 PREFETCH_PIECES = 2
@@ -32,6 +35,21 @@ PIECE_WAIT = 10.0    # seconds a read waits for a background piece before decryp
 
 class StoredPieces:
     _pending: dict[int, _Claim]   # piece offset -> set when its background decryption ends
+    # PakEntry's, which this is a mixin of (entry.py)
+    rec: PakFileRecord
+    size: int
+    checked: bool
+    error: str | None
+    _cache: Any
+    _token: object
+    _kind: str | None
+    _ahead: DecryptAhead | None
+
+    if TYPE_CHECKING:
+        @property
+        def kind(self) -> str: ...
+        def _plain(self, offset: int, size: int) -> bytes: ...
+        def _plain_range(self, offset: int, size: int) -> bytes: ...
 
     def _pieces_wanted(self) -> bool:
         """Pieces only for a large stored entry with a cache to keep them in."""

@@ -72,7 +72,7 @@ class PakFileRecord:
         return not self.flags & NO_FEED_FLAG and self.encrypted
 
 
-def decode_name(raw: bytes) -> str:
+def decode_name(raw: bytes | bytearray) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

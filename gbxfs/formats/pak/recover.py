@@ -21,7 +21,9 @@ Adler-32 at exactly the declared size is accepted.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gbxfs.formats.pak.cipher import BLOCK, PAGE, calc_ivxor
 from gbxfs.formats.pak.feedscan import Hit, NodeSlots, scan
@@ -65,7 +67,7 @@ def _fold_page(raw: bytes, page: int, ivxor: int) -> bytes:
 @dataclass
 class _State:
     """Everything a path needs to continue from a refill boundary."""
-    z: object                 # zlib decompressobj
+    z: Any                    # zlib decompressobj
     page: int                 # next page to fetch
     tail: bytes               # zlib's unconsumed input
     pending: int              # ivXor not folded yet
@@ -82,7 +84,7 @@ class _Run:
     """One path: inflate refill by refill, feeding known feeds and scan hits."""
 
     def __init__(self, raw: bytes, size: int, known: list[tuple[int, bytes]], trusted: int, flips: frozenset,
-                 inherited: list = ()):
+                 inherited: Sequence[tuple[int, Hit, _State]] = ()):
         self.raw = raw
         self.pages = (len(raw) + PAGE - 1) // PAGE
         self.size = size
@@ -161,9 +163,9 @@ def recover(raw: bytes, size: int, known: list[tuple[int, bytes]], trusted: int,
     (offset, bytes) feeds of the parse, in order; `slots`: node slots the parse used."""
     budget = [BUDGET_FACTOR * size + BUDGET_BASE]
     first = _State(zlib.decompressobj(), 0, b"", 0, 0, slots.copy(), {})
-    queue: list[tuple[frozenset, int, _State, bytes, list]] = [(frozenset(), 0, first, bytearray(), [])]
+    queue: list[tuple[frozenset, int, _State, bytearray, list]] = [(frozenset(), 0, first, bytearray(), [])]
     res = Recovery(None)
-    seen = {frozenset()}
+    seen: set[frozenset] = {frozenset()}
     while queue and res.attempts < max_attempts:
         flips, _, start, prefix, inherited = queue.pop(0)
         res.attempts += 1

@@ -11,7 +11,7 @@ fetches each page, hence where each feed lands.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gbxfs.formats.pak.cipher import BLOCK, PAGE, PakKey, align8, apply_folds
 from gbxfs.formats.pak.errors import PakError
@@ -164,7 +164,7 @@ class PageReader(RefillingSource):
 
 
 def plain_range(read_at: ReadAt, key: PakKey, start: int, length: int, offset: int, size: int,
-                folds: list[tuple[int, int]] = ()) -> bytes:
+                folds: Sequence[tuple[int, int]] = ()) -> bytes:
     """Plain bytes [offset, offset+size) of a stream (IV at `start`, `length`
     ciphertext bytes), decrypted at random: CBC needs only the ciphertext
     block before `offset`. Recorded ivXor folds are re-applied."""

@@ -73,13 +73,13 @@ class FileTable(Sequence[PakFileRecord]):
         self._empty_only = True
 
     @classmethod
-    def empty(cls, folders: list[PakFolder] = (), version: int = 3) -> FileTable:
+    def empty(cls, folders: Sequence[PakFolder] = (), version: int = 3) -> FileTable:
         return cls(list(folders), b"", array("I"), array("i"), True, version=version)
 
     def __len__(self) -> int:
         return len(self.folder)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         if i < 0:
@@ -94,7 +94,7 @@ class FileTable(Sequence[PakFileRecord]):
         v = self.version
         if v < 6:
             return PakFileRecord(i, f, name, parts, *fields)
-        return PakFileRecord(i, f, name, parts, *fields[:5], fields[-1], v,
+        return PakFileRecord(i, f, name, parts, *fields[:5], fields[-1], v,  # type: ignore[call-arg]  # *: five fields
                              fields[-2] if v >= _CHECKSUM_VERSION else None, fields[5] if v >= _SIZE2_VERSION else None)
 
     def __iter__(self) -> Iterator[PakFileRecord]:
@@ -140,8 +140,8 @@ class FileTable(Sequence[PakFileRecord]):
             return [], ((),) * len(_FIELDS)
         raw, offsets, back = self.raw, self.offsets, self.tail.size
         if isinstance(ids, range) and ids.step == 1:
-            heads = offsets[ids.start:ids.stop]
-            ends = offsets[ids.start + 1:ids.stop + 1]
+            heads: Sequence[int] = offsets[ids.start:ids.stop]
+            ends: array[int] | list[int] = offsets[ids.start + 1:ids.stop + 1]
             if ids.stop == len(offsets):       # the last record ends at the end of the table
                 ends.append(len(raw))
         else:

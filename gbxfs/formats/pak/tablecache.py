@@ -62,7 +62,7 @@ class TableView(Sequence[PakFileRecord]):
     def __len__(self) -> int:
         return self._held.count
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         return self._held.get()[i]
 
     def __iter__(self) -> Iterator[PakFileRecord]:

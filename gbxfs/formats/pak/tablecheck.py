@@ -60,7 +60,7 @@ def static_rows(file_size: int, data_offset: int) -> Callable[[Sequence[int], Se
         columns = (sizes, stored, offsets, flags)
         if not len(sizes) or limit < 0 or not all(isinstance(c, array) and c.typecode == "I" for c in columns):
             return one_by_one(sizes, stored, offsets, flags)
-        return _lane_bits(_verdicts(*map(_lanes, columns), limit, len(sizes)), len(sizes))
+        return _lane_bits(_verdicts(*map(_lanes, columns), limit, len(sizes)), len(sizes))  # type: ignore[call-arg]  # *: four
     return rows
 
 

@@ -14,6 +14,7 @@ import hashlib
 import os
 import struct
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def _split(f: PakFile) -> tuple[tuple[str, ...], str]:
     return tuple(parts[:depth]), "\\".join(parts[depth:])
 
 
-def _folder_table(files: list[PakFile], order: list[str]) -> tuple[list[tuple[int, str]], dict]:
+def _folder_table(files: Sequence[PakFile], order: list[str]) -> tuple[list[tuple[int, str]], dict]:
     index: dict[tuple[str, ...], int] = {}
     table: list[tuple[int, str]] = []
 
@@ -101,7 +102,7 @@ def _class_id(f: PakFile) -> int:
     return 0
 
 
-def build_pak(files: list[PakFile], key_string: bytes, *, folders: list[str] = (), seed: bytes = b"",
+def build_pak(files: list[PakFile], key_string: bytes, *, folders: Sequence[str] = (), seed: bytes = b"",
               extra: bytes = bytes(range(16)), flags: int = 0, version: int = 3, decls=None) -> bytes:
     """The bytes of a pak holding `files` (in that order), encrypted with the
     key derived from `key_string`. `folders` fixes the order of some folders

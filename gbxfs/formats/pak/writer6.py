@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gbxfs.formats.pak.cipher6 import header_encrypted, header_key, pack_key
@@ -103,7 +104,7 @@ def _blob(f: PackFile, version: int, cipher, iv: bytes, decls) -> tuple[bytes, i
 
 
 def build_pack(files: list[PackFile], *, version: int, key: bytes | None = None, header_flags: int = 0,
-               folders: list[str] = (), seed: bytes = b"", comment: str = "", title_id: str = "",
+               folders: Sequence[str] = (), seed: bytes = b"", comment: str = "", title_id: str = "",
                decls=None) -> bytes:
     """The bytes of a version `version` pack holding `files` (in that order).
     `key`: the pack's 16-byte Blowfish key (needed by encrypted files and a

@@ -87,7 +87,7 @@ def chunk_files(chunk: Chunk, taken: set[str], cache: ByteLRU, key: Hashable,
 
 
 def chunk_entries(chunk, taken: set[str], text_file: Callable[[str, str, dict], Entry],
-                  raw: Callable[[], bytes], raw_size: int, has_xml: bool) -> list[Entry]:
+                  raw: Callable[[], bytes | memoryview], raw_size: int, has_xml: bool) -> list[Entry]:
     """The files of a chunk (a Chunk, or a record with its chunk_id, name,
     offset and error): its .txt (and .xml) made by text_file(name, kind, xattrs),
     its .bin read through raw()."""

@@ -85,7 +85,7 @@ class BodyDigest:
         self.problems = problems
         self.info = body_pairs(pb)          # info.txt's body lines
         try:                                 # embedded/items.zip: where, and items.txt
-            self.items = items_record(pb.nodes[0]) if pb.nodes else None
+            self.items: tuple[int, int, bytes] | GbxError | None = items_record(pb.nodes[0]) if pb.nodes else None
         except GbxError as e:
             self.items = e
         self._texts: dict[tuple[int, int, str], tuple[int, list[bytes]]] = {}

@@ -81,7 +81,9 @@ def items_record(main: Node) -> tuple[int, int, bytes] | None:
     (kept in the body's digest, see digest.py). None: no ZIP. Raises GbxError
     for a ZIP that cannot be listed."""
     c = main.chunk(EMBEDDED_ITEMS)
-    z = _find_zip(c.values) if c is not None and c.values else None
+    if c is None or not c.values:
+        return None
+    z = _find_zip(c.values)
     if z is None:
         return None
     at = bytes(c.raw).find(z)
@@ -101,12 +103,16 @@ def embedded_entries(main: Node, ctx: TreeContext, mtime_ns: int, open_nested, k
     out: list[Entry] = []
     data = replay_map(main)
     if data is not None:
-        out.append(open_nested("map.Gbx", LazySliceSource(lambda: replay_map(get_main()), len(data), mtime_ns)))
+        def map_again() -> memoryview:
+            again = replay_map(get_main())
+            assert again is not None        # the same node: the same map
+            return again
+        out.append(open_nested("map.Gbx", LazySliceSource(map_again, len(data), mtime_ns)))
     if items is not None:
         at, size, text = items
         zip_bytes = get_slice(at, size)
         out.append(ParsedBytesFile("items.zip", lambda: get_slice(at, size), size=size))
-        out.append(ParsedBytesFile("items.txt", lambda: get_items()[2], size=len(text)))
+        out.append(ParsedBytesFile("items.txt", lambda: get_items()[2], size=len(text)))  # type: ignore[index]  # found above
         # the same ZIP opened: items/<...>.Item.Gbx folders
         out.append(zip_folder("items", zip_bytes, lambda: get_slice(at, size), open_nested,
                               ctx.cache, (key, "items/"), mtime_ns))

@@ -34,7 +34,11 @@ def error_file(problems: list[tuple[str, BaseException]]) -> Entry | None:
     """error.txt listing `problems` (what, exception), each once; None when there are none."""
     seen: set[int] = set()
     # one failure recorded on a chunk, its node and the body alike: listed once
-    errs = [(w, e) for w, e in problems if not (id(e) in seen or seen.add(id(e)))]
+    errs = []
+    for w, e in problems:
+        if id(e) not in seen:
+            seen.add(id(e))
+            errs.append((w, e))
     if not errs:
         return None
     text = "".join(describe(w, e) + "\n" for w, e in errs)

@@ -83,7 +83,7 @@ def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_
     if not groups[MAPS] and not groups[REPLAYS]:
         return out
     get = header_of or summary_header_of
-    taken = dict(kids)
+    taken: dict[str, Entry | None] = dict(kids)      # None: a name taken by an index made here
     for base, names in groups.items():
         if not names:
             continue

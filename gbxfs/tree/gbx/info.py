@@ -85,6 +85,7 @@ def render_info(file_size: int, ph: ParsedHeader, body: list[tuple[str, object]]
 
 def render_refs(ph: ParsedHeader) -> bytes:
     h = ph.header
+    assert h is not None and h.refs is not None     # refs.txt is listed only for a header with them
     t = h.refs
     pairs: list[tuple[str, object]] = [("ancestor_level", t.ancestor_level), ("folders", len(t.folders))]
     pairs += [(f"folder[{i + 1}]", f) for i, f in enumerate(t.folders)]

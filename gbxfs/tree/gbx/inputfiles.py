@@ -51,7 +51,7 @@ def ghost_inputs(g: Ghost | None) -> InputLog:
 
 def inputs_problems(ghosts: list[Ghost]) -> list[tuple[str, BaseException]]:
     """ghosts/error.txt lines for ghosts whose control entries do not decode."""
-    out = []
+    out: list[tuple[str, BaseException]] = []
     for i, g in enumerate(ghosts):
         try:
             input_log(g.node)

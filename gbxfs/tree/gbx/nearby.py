@@ -67,7 +67,8 @@ class _TreeFiles:
             raise NotReachable(f"{'/'.join(parts)}: {e.strerror or e}") from None
 
     def _lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
-        d: Entry | None = self.root
+        d: Entry | None
+        d = self.root
         found: list[str] = []
         for i, name in enumerate(parts[:-1]):
             d = _child(d, name)

@@ -174,6 +174,7 @@ class GbxParse:
         data = self.data()
         if h.body_offset is None:      # header came from pak metadata: parse the real one
             h = parse_header(data)
+        assert h.body_offset is not None    # parse_header read the reference table
         # A body larger than half the cache is never decompressed: it could not be
         # kept (every read of body.bin would decompress it again) and, with the
         # decompression buffer, would take the daemon past its memory bound.

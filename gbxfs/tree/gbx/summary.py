@@ -61,7 +61,7 @@ def strip_codes(text: str) -> str:
 
 
 def kind(class_id: int | None) -> str | None:
-    return {MAP: "map", REPLAY: "replay", GHOST: "ghost"}.get(class_id)  # type: ignore[arg-type]
+    return {MAP: "map", REPLAY: "replay", GHOST: "ghost"}.get(class_id)  # type: ignore[arg-type]  # None: no kind
 
 
 def _fields(values: Any) -> Iterable[tuple[str, Any]]:

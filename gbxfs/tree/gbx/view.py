@@ -30,6 +30,7 @@ bounded by the cache however many files are browsed.
 from __future__ import annotations
 
 import errno
+import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx import classdb
@@ -61,7 +62,7 @@ BODY_FOLDERS = frozenset({"ghosts", "embedded", MESH_FOLDER})
 
 
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
-             header_bytes: bytes | Callable[[], bytes | None] | None = None, error: str | None = None) -> Dir:
+             header_bytes: bytes | Callable[[], bytes | None] | None = None, error: str | None = None) -> GbxFolder:
     return GbxFolder(name, GbxParse(source, ctx, header_bytes=header_bytes, source_error=error))
 
 
@@ -105,6 +106,7 @@ class GbxFolder(PartlyListedDir):
         if h is not None:
             self.xattrs["user.gbx.class_id"] = f"{h.class_id:08X}".encode()
         if h is None:
+            assert ph.error is not None         # no header: the parse says why
             problems.append(("header", ph.error))
             return with_errors(out, problems, self.xattrs)
         out.append(HeaderFolder("header", cache, self._key("header/"), self._header_files))
@@ -172,7 +174,7 @@ class GbxFolder(PartlyListedDir):
         cache = self.p.ctx.cache
         for i, c in enumerate(h.chunks):
             out += chunk_files(c, taken, cache, self._key("header", i),
-                               lambda i=i: self._header().chunks[i], lazy=True)
+                               lambda i=i: self._header().chunks[i], lazy=True)  # type: ignore[misc]  # binds the loop variable
         icon = icon_problem(h, cache, self._key)
         return with_errors(out, [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
                                  if c.error is not None] + ([icon] if icon else []))
@@ -220,7 +222,7 @@ class GbxFolder(PartlyListedDir):
             x = {"user.gbx.class_id": f"{n.class_id:08X}".encode()}
             if n.error is not None:
                 x["user.gbxfs.error"] = str(n.error).encode("utf-8", "replace")
-            out.append(CachedDir(name, cache, self._key("node/", i), lambda i=i: self._node_files(i), xattrs=x))
+            out.append(CachedDir(name, cache, self._key("node/", i), functools.partial(self._node_files, i), xattrs=x))
         return with_errors(out, d.problems)
 
     def _node_files(self, i: int) -> list[Entry]:
@@ -232,8 +234,8 @@ class GbxFolder(PartlyListedDir):
         for j, c in enumerate(d.nodes[i].chunks):
             sizes = {"txt": d.text_size(i, j, "txt"), "xml": c.xml_size}
             out += chunk_entries(c, taken,
-                                 lambda name, kind, x, j=j, sizes=sizes: ChunkText(name, f, i, j, kind, sizes[kind], x),
-                                 lambda j=j: f.raw_view(i, j), c.raw_size, c.xml_size is not None)
+                                 lambda name, kind, x, j=j, sizes=sizes: ChunkText(name, f, i, j, kind, sizes[kind], x),  # type: ignore[misc]  # binds j
+                                 functools.partial(f.raw_view, i, j), c.raw_size, c.xml_size is not None)
         return out
 
     # -- thumbnail and comments ------------------------------------------------------------
@@ -260,7 +262,7 @@ class GbxFolder(PartlyListedDir):
 
     def _thumbnail(self) -> tuple[bytes, str]:
         c = next(c for c in self._header().chunks if c.chunk_id == THUMBNAIL_CHUNK)
-        return split_thumbnail_chunk(c.raw)
+        return split_thumbnail_chunk(c.raw)  # type: ignore[return-value]  # a part's file is listed when it is there
 
     def _flip(self, jpeg: bytes) -> bytes:
         try:
@@ -284,6 +286,7 @@ class GbxFolder(PartlyListedDir):
     def _ghost_root_files(self, h) -> list[Entry]:
         """ghost.csv, ghost.txt, ghost.svg, inputs.csv and (see inputfiles.py) inputs.txt."""
         first = self._first_ghost
+        out: list[Entry]
         out = [self._generated("ghost.csv", lambda: render_ghost_csv(first()), lazy=True),
                self._generated("ghost.txt", lambda: render_ghost_txt(first()), lazy=True),
                self._generated("ghost.svg", lambda: inputfiles.render_ghost_svg(first()), lazy=True),
@@ -303,9 +306,9 @@ class GbxFolder(PartlyListedDir):
         ghosts = self._ghosts()
         for i in range(len(ghosts)):
             out.append(CachedFile(f"{i}.csv", cache, self._key("ghosts", i, "csv"),
-                                  lambda i=i: render_ghost_csv(self._ghosts()[i])))
+                                  lambda i=i: render_ghost_csv(self._ghosts()[i])))  # type: ignore[misc]  # binds the loop variable
             out.append(CachedFile(f"{i}.txt", cache, self._key("ghosts", i, "txt"),
-                                  lambda i=i: render_ghost_txt(self._ghosts()[i])))
+                                  lambda i=i: render_ghost_txt(self._ghosts()[i])))  # type: ignore[misc]  # binds the loop variable
         return with_errors(out, [(f"ghost {i} samples", e) for i, g in enumerate(ghosts) for e in g.errors]
                            + inputs_problems(ghosts))
 
@@ -327,7 +330,8 @@ class GbxFolder(PartlyListedDir):
             # from the digest and the body's bytes: no parse needed
             return embedded_entries(self.files.raw_node(0), ctx, self.p.source.mtime_ns, open_nested,
                                     self._key("embedded"), lambda: self.files.raw_node(0),
-                                    lambda: self.files.digest().items, self.files.body_slice)
+                                    lambda: self.files.digest().items,  # type: ignore[arg-type,return-value]  # not an error: tested above
+                                    self.files.body_slice)
         except GbxError as e:
             return with_errors([], [("embedded", _bare(e))])
 

@@ -86,6 +86,7 @@ class FileColumns:
         (PakIndex.spans: positions in folder order) in table order, the special
         files left out; marks: (row, bits) of the rows marked BAD or GBX, in row
         order; plain: every name is one plain component (False: maybe not)."""
+        sizes: array[int] | list[int]
         if len(spans) == 1:
             a, b = spans[0]
             k = a // BLOCK
@@ -117,6 +118,7 @@ class FileColumns:
 
     def _span(self, table: FileTable, index: PakIndex, a: int, b: int):
         """(names, sizes, marks, plain) of positions a..b, block by block."""
+        names: list[str]
         names, sizes, marks, plain = [], array("I"), [], True
         while a < b:
             k = a // BLOCK

@@ -15,6 +15,7 @@ from threading import Lock
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.formats.pak.archive6 import PackArchive
 from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
 from gbxfs.formats.pak.errors import EntryError
 from gbxfs.formats.pak.table import FileTable
@@ -41,7 +42,7 @@ class PakGbxDir(Dir):
 
     __slots__ = ("_entry", "_arc", "_ctx", "_mtime", "_inner", "_ilock")
 
-    def __init__(self, name: str, entry: PakEntry, arc: PakArchive, ctx: TreeContext, mtime_ns: int):
+    def __init__(self, name: str, entry: PakEntry, arc: PakArchive | PackArchive, ctx: TreeContext, mtime_ns: int):
         super().__init__(name, mtime_ns=mtime_ns)
         self._entry, self._arc, self._ctx, self._mtime = entry, arc, ctx, mtime_ns
         self._inner: Entry | None = None
@@ -57,7 +58,7 @@ class PakGbxDir(Dir):
     def _make(self) -> Entry:
         source = PakEntrySource(self._entry, self._mtime, archive=self._arc)
         err, walk = self._entry.verify()
-        if walk is not None:
+        if walk is not None and walk.body is not None:      # a verified pass's walk has its body
             # the verifying pass parsed the entry: the view uses that parse, not a second one
             GbxParse(source, self._ctx).seed_body(walk.body, walk.result)
         if err is None and self._ctx.open_child is not None:
@@ -67,7 +68,7 @@ class PakGbxDir(Dir):
 
     def children(self) -> Mapping[str, Entry]:
         inner = self._open()
-        if not inner.is_dir:   # the registry chose a plain file: show it inside, unchanged
+        if not isinstance(inner, Dir):   # the registry chose a plain file: show it inside, unchanged
             return {inner.name: inner}
         kids = inner.children()
         for k, v in inner.xattrs.items():
@@ -83,7 +84,7 @@ class PakGbxDir(Dir):
         """What the GBX folder finds by name, listed or not (embedded/, ghosts/)."""
         kids = self.children()
         inner = self._inner
-        return inner.child(name) if inner is not None and inner.is_dir else kids.get(name)
+        return inner.child(name) if isinstance(inner, Dir) else kids.get(name)
 
     @property
     def unlisted(self) -> frozenset[str]:
@@ -92,7 +93,7 @@ class PakGbxDir(Dir):
         return getattr(inner, "unlisted", frozenset()) if inner.is_dir else frozenset()
 
     def loaded(self) -> bool:
-        return self._inner is not None and self._inner.is_dir and self._inner.loaded()
+        return isinstance(self._inner, Dir) and self._inner.loaded()
 
     def summary_header(self):
         """The GBX header for the folder's maps.csv / replays.csv: from the opened
@@ -126,7 +127,7 @@ class PakTree:
 
     __slots__ = ("arc", "ctx", "mtime", "root_extra", "columns", "_index_key", "_bad", "_bad_rows")
 
-    def __init__(self, arc: PakArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
+    def __init__(self, arc: PakArchive | PackArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
         # the files' shown names, sizes and marks, a block at a time (tree/pak/columns.py)
         self.columns = FileColumns(arc, ctx.cache, arc.version if ctx.typed_names else None,
@@ -207,7 +208,7 @@ class PakFolder(Dir):
     def __init__(self, name: str, tree: PakTree, node: int, *, cheap: bool = False, **kw):
         super().__init__(name, **kw)
         self._tree, self._node, self._cheap = tree, node, cheap
-        self._pinned: Mapping[str, Entry] | tuple | None = None
+        self._pinned: Rows | tuple | None = None
         self.ahead_parent: PakFolder | None = None     # the folder listing this one (read-ahead)
         self._key = ("pak.list", tree.arc, node)
 
@@ -223,13 +224,13 @@ class PakFolder(Dir):
         e._key = ("pak.list", tree.arc, node)
         return e
 
-    def _listing(self) -> Mapping[str, Entry]:
+    def _listing(self) -> Rows:
         pinned, self._pinned = self._pinned, None
         if isinstance(pinned, Rows):
             return pinned
         return self._listed(pinned, missed=pinned is not None)
 
-    def _listed(self, have: tuple | None = None, missed: bool = False) -> Mapping[str, Entry]:
+    def _listed(self, have: tuple | None = None, missed: bool = False) -> Rows:
         """The listing, from the cache or made (and cached) now; what loaded()
         pinned is left alone (read-ahead calls this from worker threads).
         `missed`: the cache was just asked (the table and index pinned by
@@ -335,11 +336,9 @@ class PakFolder(Dir):
         `after` on (all for None; nothing if `after` is not here), for ahead.py.
         Lists the folder if needed (worker thread)."""
         kids = self._listed()           # the listing itself: no error.txt check per batch
-        start = 0
-        if after is not None:
-            start = kids.position(after)
-            if start is None:
-                return
+        start = 0 if after is None else kids.position(after)
+        if start is None:
+            return
         for e in map(kids.at, range(start, len(kids))):
             if isinstance(e, PakFolder):
                 yield "dir", e
@@ -356,7 +355,7 @@ def _pak_entry(e: Entry) -> PakEntry | None:
     return None
 
 
-def _meta_header(arc: PakArchive, index: int):
+def _meta_header(arc: PakArchive | PackArchive, index: int):
     """(header or None, cost) from a pak's metadata record of one GBX file."""
     data = arc.gbx_header(index)
     if not data:
@@ -373,7 +372,7 @@ _ROOT_RESERVED = frozenset({INFO_NAME, ERROR_NAME})
 _FOLDER_RESERVED = frozenset({ERROR_NAME})
 
 
-def build_tree(arc: PakArchive, ctx: TreeContext, mtime: int, name: str, root_extra: list[Entry]) -> Dir:
+def build_tree(arc: PakArchive | PackArchive, ctx: TreeContext, mtime: int, name: str, root_extra: list[Entry]) -> Dir:
     """The pak's root folder: `root_extra` (pak-info.txt and the like), then the
     folders and entries of the file table (empty folders included), each folder
     listed when first visited (tree/pak/index.py decides names and order)."""

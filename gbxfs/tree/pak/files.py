@@ -65,6 +65,8 @@ class PakEntryFile(SourceFile):
     this object only when the file is asked for (tree/rows.py)."""
 
     __slots__ = ("_tree", "_index", "_size", "_src")
+    mtime_ns: int                   # always given here
+    _src: PakEntrySource | None
 
     def __init__(self, name: str, tree, index: int, size: int, *, mtime_ns: int):
         # tree: the PakTree of tree/pak/entries.py (its `arc`), which imports this module
@@ -78,7 +80,7 @@ class PakEntryFile(SourceFile):
         self._tree, self._index, self._size, self._src = tree, index, size, None
 
     @property
-    def source(self) -> PakEntrySource:      # type: ignore[override]
+    def source(self) -> PakEntrySource:
         """The entry as a ByteSource, made on first use from the file table (in
         memory while the folder's listing is: it is evicted after listings)."""
         src = self._src
@@ -120,7 +122,7 @@ class PakEntryFile(SourceFile):
 
     # made from the record when asked: a dict per entry would cost ~250 bytes per file
     @property
-    def xattrs(self):  # type: ignore[override]
+    def xattrs(self):
         entry = self.entry
         xattrs = _record_xattrs(entry.rec, self.name)
         proof = entry.proof
@@ -134,7 +136,7 @@ class PakEntryFile(SourceFile):
             raise AttributeError("a pak entry file's attributes are its record's")
 
     @property
-    def error(self) -> str | None:       # type: ignore[override]
+    def error(self) -> str | None:
         e = self.made
         return None if e is None else e.error
 

@@ -26,6 +26,7 @@ import itertools
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from gbxfs.formats.pak.records import _component
 from gbxfs.formats.pak.table import FileTable
@@ -33,6 +34,8 @@ from gbxfs.tree.longnames import SURELY_FITS, fit
 
 # what one node costs (object, dicts, lists, name strings); rounded up
 NODE_COST = 600
+
+_Made = TypeVar("_Made")    # what a listing's make_file and make_folder make
 
 
 class _Node:
@@ -129,7 +132,7 @@ class PakIndex:
                 sub = node.by_name[p] = len(self.nodes)
                 self.nodes.append(_Node())
                 node.subs.append((created, p, sub))
-                if created >= 0:
+                if created >= 0 and mixed is not None:
                     mixed.add(d)
             d = sub
         return d
@@ -163,8 +166,8 @@ class PakIndex:
         return range(a, b) if self.order is None else self.order[a:b]
 
     def listing(self, node: int, table: FileTable, reserved: frozenset[str], typed,
-                make_file: Callable[[str, int, tuple], object], make_folder: Callable[[str, int], object],
-                shown: dict[str, object], short_names: bool = True) -> dict[str, object]:
+                make_file: Callable[[str, int, tuple], _Made], make_folder: Callable[[str, int], _Made],
+                shown: dict[str, _Made], short_names: bool = True) -> dict[str, _Made]:
         """Fill `shown` (name -> what make_folder / make_file made) with the node's
         sub-folders and files in listing order, without a record per file:
         make_folder(shown name, node id), make_file(shown name, file index, fixed

@@ -60,13 +60,13 @@ def node_rows(tree, node: int, table: FileTable, index: PakIndex, extras: list[E
                 sizes[k] = -1
                 named_gbx.append(names[k])
             else:                   # BAD: made now, so that an unreadable file shows in error.txt at once
-                _ = rows.at(k).entry
+                _ = rows.at(k).entry  # type: ignore[attr-defined]  # a BAD mark is a PakEntryFile's
     # maps.csv / replays.csv under names no archive entry has: only GBX folders can be
     # maps or replays (tree/gbx/index.py class_id_of), so a listing without any is not scanned
     if named_gbx:
         shown = dict.fromkeys(rows.names, _FILE)
         shown.update((n, e) for n, e in zip(rows.names, rows.cells) if e.__class__ is not int and e.is_dir)
-        more = list(index_files(shown, ctx.cache, ("gbx.index", arc, node)))
+        more = list(index_files(shown, ctx.cache, ("gbx.index", arc, node)))  # type: ignore[arg-type]  # _FILE: is_dir
         if more:        # one new listing for all of them, not one per file
             rows = Rows(rows.names + [e.name for e in more], rows.cells + more, rows.sizes + [-1] * len(more),
                         mtime, tree.file_row)

@@ -84,6 +84,7 @@ def open_pack_gbx(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
     if header.xml:
         kids.append(BytesFile(XML_NAME, header.xml.encode("utf-8"), mtime_ns=mtime))
     if arc is None or arc.table is None:
+        assert error is not None        # no archive or no table: the reason was kept
         kids.append(BytesFile(ERROR_NAME, (error + "\n").encode("utf-8", "replace"), mtime_ns=mtime))
         d = Dir(name, children=kids, mtime_ns=mtime)
         d.xattrs[ERROR_XATTR] = error.encode("utf-8", "replace")

@@ -37,6 +37,7 @@ def open_pak(name: str, source: ByteSource, ctx: TreeContext) -> Dir:
         return error_dir(name, render_info(name, None, None, err, version=version), err, mtime)
     key, ks = lookup_key(name, source, ctx)
     if key is None:
+        assert ks.problem is not None       # no key: lookup_key says why
         return error_dir(name, render_info(name, None, ks, ks.problem, version=version), ks.problem, mtime)
     try:
         arc = PakArchive(source.read_at, source.size, key, cache=ctx.cache, verified_only=ctx.verified_only)

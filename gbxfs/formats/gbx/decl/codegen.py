@@ -25,12 +25,12 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ..encoding import MAX_COUNT
 from ..expr import compile_expr
 from . import ast as dsl
-from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure
+from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _linked
 from .genexpr import ExprSource
 from .genfields import FieldWriter, gen_fusable
 from .genruntime import BASE_NS
@@ -236,7 +236,7 @@ class _Emitter(FieldWriter):
             while j < len(stmts) and gen_fusable(stmts[j]):
                 j += 1
             if j - i >= 2:          # compile.py's runs, and enum ints (same errors)
-                self.fused(stmts[i:j], d, ind)
+                self.fused(cast("list[dsl.Field]", stmts[i:j]), d, ind)     # gen_fusable: Fields
                 i = j
             else:
                 self.stmt(stmts[i], d, ind)
@@ -322,7 +322,7 @@ class _Emitter(FieldWriter):
 
     def loop(self, s: dsl.Loop, d: int, ind: int) -> None:
         where = f"{self.file}:{s.line}"
-        self.guarded(ind, f"n{d}", s.count, d, s.line)
+        self.guarded(ind, f"n{d}", _linked(s.count), d, s.line)
         self.line(ind, f"if not isinstance(n{d}, int) or isinstance(n{d}, bool):")
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: loop count {s.count!r} is ')} + repr(n{d}) + "
                            f"', not an integer')")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from ..encoding import MAX_COUNT
 from ..errors import GbxError
@@ -25,9 +25,24 @@ MAX_INFLATE = 256 << 20
 Run = Callable[[GbxReader, Frame], None]
 
 
-def _fusable(s: dsl.Stmt) -> bool:
+def _fusable(s: dsl.Stmt) -> TypeGuard[dsl.Field]:
     return isinstance(s, dsl.Field) and s.count is None and not s.enum and s.type in BY_NAME \
         and BY_NAME[s.type].fixed is not None
+
+
+def _fixed(s: dsl.Field) -> tuple[str, int]:
+    """A fusable field's struct format and value count."""
+    fixed = BY_NAME[s.type].fixed
+    assert fixed is not None, "only fusable fields (_fusable) are read in runs"
+    return fixed
+
+
+def _linked(text: str | None) -> str:
+    """A name or count that link.py sets: every field is named (but an unnamed meta
+    split into its subnames, which never comes here), every loop has its count, and an
+    array is compiled only for a field with a count."""
+    assert text is not None, "set when linked (link.py)"
+    return text
 
 
 def _expr_failure(text: str, where: str) -> Callable[[Exception, GbxReader], GbxError]:
@@ -58,7 +73,7 @@ class Compiler:
             while j < len(stmts) and _fusable(stmts[j]):
                 j += 1
             if j - i >= 2:
-                runs.append(self.fused(stmts[i:j], file))
+                runs.append(self.fused(cast("list[dsl.Field]", stmts[i:j]), file))   # _fusable: Fields
                 i = j
             else:
                 runs.append(self.stmt(stmts[i], file))
@@ -71,7 +86,7 @@ class Compiler:
                 run(r, f)
         return run_all
 
-    def fused(self, fields: list[dsl.Stmt], file: str) -> Run:
+    def fused(self, fields: list[dsl.Field], file: str) -> Run:
         """Consecutive fixed-size numeric fields read with one struct call (binary
         files). Text files, and any short read (for a precise error), take the
         field-by-field path."""
@@ -81,9 +96,9 @@ class Compiler:
         layout: list[tuple[str, int, int, bool, int, str]] = []
         index = offset = 0
         for s in fields:
-            code, n = BY_NAME[s.type].fixed
+            code, n = _fixed(s)
             fmt += code
-            layout.append((s.name, index, n, s.type == "bool", offset, f"{file}:{s.line} {s.name or s.type}"))
+            layout.append((_linked(s.name), index, n, s.type == "bool", offset, f"{file}:{s.line} {s.name or s.type}"))
             index += n
             offset += struct.calcsize("<" + code)
         unpack = struct.Struct(fmt).unpack_from
@@ -103,7 +118,7 @@ class Compiler:
             vals = unpack(data)
             values = f.values
             for name, i, n, is_bool, off, where in layout:
-                v = vals[i] if n == 1 else vals[i:i + n]
+                v: Any = vals[i] if n == 1 else vals[i:i + n]
                 if is_bool:
                     if v > 1:
                         r.untake(size - off - 4)
@@ -163,6 +178,7 @@ class Compiler:
             cid = s.chunk_id
             chunks = self.chunks
             target_def = self.linker.target(s)
+            assert target_def is not None, "link.py checked every read chunk's target"
 
             def read_chunk(r: GbxReader, f: Frame) -> None:
                 decl = chunks.get((cid, target_def.header))
@@ -225,7 +241,7 @@ class Compiler:
     def field(self, s: dsl.Field, file: str) -> Run:
         name, where = s.name, f"{file}:{s.line} {s.name or s.type}"
         if s.count is None and not s.enum and s.type in BY_NAME and s.type != "meta":
-            call = BY_NAME[s.type].read
+            call, key = BY_NAME[s.type].read, _linked(name)
 
             def scalar(r: GbxReader, f: Frame) -> None:   # the hot path: one plain field
                 try:
@@ -235,10 +251,10 @@ class Compiler:
                         e.decl = where
                     raise
                 values = f.values
-                if name in values:
-                    f.set(name, v)
+                if key in values:
+                    f.set(key, v)
                 else:
-                    values[name] = v
+                    values[key] = v
             return scalar
         read = self.reader_for(s, file)
         if s.count is not None:
@@ -263,10 +279,11 @@ class Compiler:
                 v = inner(r, f)
                 label = enum.get(v) if isinstance(v, int) else None
                 return Labeled(v, label) if label is not None else v
+        key = _linked(name)
 
         def field_(r: GbxReader, f: Frame) -> None:
             try:
-                f.set(name, read(r, f))
+                f.set(key, read(r, f))
             except GbxError as e:
                 if e.decl is None:
                     e.decl = where
@@ -293,7 +310,7 @@ class Compiler:
         return read_struct
 
     def array(self, s: dsl.Field, read_one: Callable, file: str) -> Callable[[GbxReader, Frame], Any]:
-        count = self.expr(s.count, file, s.line)
+        count = self.expr(_linked(s.count), file, s.line)
         ftype = s.type
         fmt = BY_NAME[ftype].array if ftype in BY_NAME else None
         min_size = field_min_size(ftype)
@@ -312,7 +329,7 @@ class Compiler:
         return read_array
 
     def loop(self, s: dsl.Loop, file: str) -> Run:
-        count = self.expr(s.count, file, s.line)
+        count = self.expr(_linked(s.count), file, s.line)
         body = self.block(s.body, file)
         name, where = s.name, f"{file}:{s.line}"
 

@@ -67,10 +67,10 @@ class Frame:
         self.latest: dict[str, str] | None = None     # made when a name repeats
         self.parent = parent
         self.chunk_id = chunk_id
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.index: int | None = None    # item number, in a loop item's frame
         # the node (model.Node) whose chunk this is; None outside a node walk
-        self.node = parent.node if parent is not None else node
+        self.node: Any = parent.node if parent is not None else node
 
     def set(self, name: str, value: Any) -> None:
         values = self.values

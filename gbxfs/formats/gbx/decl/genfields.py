@@ -8,11 +8,11 @@ run short or a value is not the common case.
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..model import Labeled
 from . import ast as dsl
-from .compile import _fusable
+from .compile import _fixed, _fusable, _linked
 from .genruntime import INLINE, INT_TYPES
 from .itemcost import EMPTY_BYTES, EMPTY_LIST, NUMBER, SLOT
 from .types import BY_NAME, META_NAMES, field_min_size
@@ -33,10 +33,18 @@ class FieldWriter:
     file: str
     charge: Any         # codegen's _Emitter.charge
 
-    def fused(self, fields: list[dsl.Stmt], d: int, ind: int) -> None:
+    if TYPE_CHECKING:   # the emitter's own (codegen._Emitter), which this mixin is part of
+        def line(self, ind: int, text: str) -> None: ...
+        def set(self, ind: int, d: int, name: Any, value: str = "x") -> None: ...
+        def closure(self, ind: int, s: dsl.Stmt, d: int) -> None: ...
+        def guarded(self, ind: int, target: str, text: str, d: int, line: int) -> None: ...
+        def struct_field(self, s: dsl.Field, d: int, ind: int, where: str) -> None: ...
+        def struct_value(self, s: dsl.Field, d: int, ind: int) -> None: ...
+
+    def fused(self, fields: list[dsl.Field], d: int, ind: int) -> None:
         fmt, layout, index, offset = "<", [], 0, 0
         for s in fields:
-            code, n = BY_NAME[s.type].fixed
+            code, n = _fixed(s)
             fmt += code
             layout.append((s, index, n, offset))
             index += n
@@ -69,12 +77,13 @@ class FieldWriter:
         read); False, nothing written, for other loops."""
         if not body or not all(_fusable(s) and s.type != "bool" and isinstance(s.name, str) for s in body):
             return False
-        names = [s.name for s in body]
+        fields = cast("list[dsl.Field]", body)      # checked just above
+        names = [s.name for s in fields]
         if len(set(names)) != len(names):
             return False
         fmt, parts, index = "<", [], 0
-        for s in body:
-            code, n = BY_NAME[s.type].fixed
+        for s in fields:
+            code, n = _fixed(s)
             fmt += code
             parts.append(f"{s.name!r}: t[{index}]" if n == 1 else f"{s.name!r}: t[{index}:{index + n}]")
             index += n
@@ -114,14 +123,14 @@ class FieldWriter:
 
     def labels(self, s: dsl.Field) -> str:
         """Name of an integer field's value -> Labeled table (one shared Labeled per value)."""
-        return self.gen.obj({v: Labeled(v, label) for v, label in s.enum.items()})
+        return self.gen.obj({v: Labeled(v, label) for v, label in (s.enum or {}).items()})
 
     def array(self, s: dsl.Field, d: int, ind: int, where: str) -> None:
         """`Type name[count]` as compile.py's read_array: bytes and numbers with one
         reader call, structs inline per element, other types one value at a time."""
         loc, t = f"{self.file}:{s.line}", s.type
         self.line(ind, "try:")
-        self.guarded(ind + 1, f"an{d}", s.count, d, s.line)
+        self.guarded(ind + 1, f"an{d}", _linked(s.count), d, s.line)
         self.line(ind + 1, f"if not isinstance(an{d}, int) or isinstance(an{d}, bool):")
         self.line(ind + 2, f"raise GbxError({self.gen.const(f'{loc}: array count {s.count!r} is ')} + repr(an{d}) + "
                            "', not an integer')")
@@ -129,8 +138,7 @@ class FieldWriter:
             self.line(ind + 1, f"r.check_count(an{d}, 1)")
             self.charge(ind + 1, f"an{d}", (1, 1), EMPTY_BYTES)
             self.line(ind + 1, f"x = r.bytes(an{d})")
-        elif t in BY_NAME and BY_NAME[t].array is not None:
-            fmt = BY_NAME[t].array
+        elif t in BY_NAME and (fmt := BY_NAME[t].array) is not None:
             self.charge(ind + 1, f"an{d}", (BY_NAME[t].min_size, NUMBER.get(fmt, SLOT)), EMPTY_LIST)
             self.line(ind + 1, f"x = r.array({fmt!r}, an{d})")
         else:

@@ -126,7 +126,7 @@ class ItemCost:
     def _field(self, s: dsl.Field) -> tuple[int, int, int]:
         t = BY_NAME.get(s.type)
         if s.type == "meta" and s.name is None:
-            return t.min_size, 3 if s.subnames else 0, 0
+            return BY_NAME["meta"].min_size, 3 if s.subnames else 0, 0
         keys = 1 if s.name is not None else 0
         if s.count is not None:                   # an array: maybe empty
             return 0, keys, EMPTY_BYTES if s.type == "uint8" else EMPTY_LIST

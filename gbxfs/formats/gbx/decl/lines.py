@@ -123,7 +123,8 @@ def scan_items(s: str, file: str, line: int) -> list[tuple[str, str]]:
 
 
 def _split_top(s: str) -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts, depth = [], 0
+    cur: list[str] = []
     for ch in s:
         if ch in "([":
             depth += 1

@@ -229,7 +229,9 @@ def _chunk_header(m: re.Match, ln: Line, file: str) -> tuple[int, str | None, se
                 comment = rest[i + 1:j]
             i = j + 1
         else:
-            w = re.match(r"[^\s(\"]+", rest[i:]).group()
+            word = re.match(r"[^\s(\"]+", rest[i:])
+            assert word is not None     # rest[i] is no space, quote or bracket (above)
+            w = word.group()
             flag_words.append(w)
             i += len(w)
     flags: set[str] = set()

@@ -63,14 +63,14 @@ class ChunkDecl:
         Nothing per declaration until then (no closures, partials or bound methods):
         every full garbage collection walks what the registry holds."""
         fn = self.codegen.chunk_function(self.stmts, self.file, True)
-        self.run = fn       # type: ignore[method-assign]
+        self.run = fn       # type: ignore[method-assign]  # the written decoder, from now on
         fn(r, f)
 
     def run_into(self, r: Any, f: Frame) -> None:
         """`run` into a frame that may hold values already (`read chunk`: another
         chunk's frame); written on first use like `run`."""
         fn = self.codegen.chunk_function(self.stmts, self.file, False)
-        self.run_into = fn  # type: ignore[method-assign]
+        self.run_into = fn  # type: ignore[method-assign]  # the written decoder, from now on
         fn(r, f)
 
     def decode(self, r: Any, chunk_id: int | None = None, node: Any = None) -> dict[str, Any]:

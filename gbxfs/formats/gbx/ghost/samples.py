@@ -81,7 +81,7 @@ def _decode_new(v: dict[str, Any], *, deltas: bool, encoding: str) -> GhostTrack
     if n < 0 or n > len(states):   # every record takes at least one byte
         raise GbxError(f"{n} samples in a {len(states)}-byte state buffer")
     sizes: list[int] | None = None
-    uniform = None
+    uniform: Any = None             # a decoded value; read below only when n > 1
     if n > 1:
         uniform = v["sizePerSample"]
         if uniform == -1:

@@ -77,11 +77,12 @@ def render_svg(track: GhostTrack | None, *, checkpoints_ms: list[int] | None = N
     body.append("</g>")
     times = [samples[i].time_ms for i in idx]
     marks = [("start", pts[0])]
-    for k, t in enumerate(checkpoints_ms or ()):
+    checkpoints = checkpoints_ms or []
+    for k, t in enumerate(checkpoints):
         if t is None or t < 0 or t >= 0xFFFFFFFF:
             continue
         j = min(bisect.bisect_left(times, t), len(times) - 1)
-        last = k == len(checkpoints_ms) - 1
+        last = k == len(checkpoints) - 1
         marks.append(("finish" if last else f"CP{k + 1}", pts[j]))
     for label, p in marks:
         cx, cy = xy(p).split(",")

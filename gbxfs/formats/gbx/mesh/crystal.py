@@ -64,5 +64,5 @@ def crystal_geoms(node: Node, budget: Budget) -> list[Geom]:
             tris.extend((p[0], p[k], p[k + 1]) for k in range(1, len(p) - 1))
         gs = [Group(clean(names[m] if 0 <= m < len(names) else "", f"material{m}"), t) for m, t in groups.items()]
         name = clean(str(layer.get("layerName") or ""), f"layer{li}")
-        out.append(Geom(name, [tuple(map(float, v)) for v in positions], gs))
+        out.append(Geom(name, [tuple(map(float, v)) for v in positions], gs))  # type: ignore[misc]  # vec3: 3 floats
     return out

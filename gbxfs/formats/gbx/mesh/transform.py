@@ -35,7 +35,7 @@ def compose(outer: Affine, inner: Affine) -> Affine:
     for r in outer:
         rows.append(tuple(r[0] * inner[0][j] + r[1] * inner[1][j] + r[2] * inner[2][j] + (r[3] if j == 3 else 0.0)
                           for j in range(4)))
-    return tuple(rows)  # type: ignore[return-value]
+    return tuple(rows)  # type: ignore[arg-type]  # four rows of four numbers, which tuple() cannot tell
 
 
 def apply(m: Affine, pts: list[Vec3]) -> list[Vec3]:
