@@ -24,6 +24,9 @@ EXTENSIONS = {"py", "txt", "csv", "jpg", "mtl", "dat", "xml", "png", "bin", "gbx
 # `a.b` spans that name something else than the module or class `a`
 NOT_CODE = {
     "verification.stored",      # a line of .pak-info.txt
+    # names of .pak-info.txt / pack-info.txt lines (docs/formats/mount.md "Field names")
+    "header.md5", "files.compressed", "files.total_size", "files.public", "files.need_key",
+    "verification.compressed", "metadata.gbx_headers", "table.storage",
     "body.status",              # the parse result's attribute (docs/api.md), not formats/gbx/body.py
 }
 

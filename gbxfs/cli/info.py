@@ -77,7 +77,7 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
     nodes = list(g.body.nodes or [])
     out: dict[str, Any] = {
         "path": path,
-        "kind": "gbx",
+        "file_type": "gbx",
         "class_id": f"{h.class_id:08X}",
         "class_name": h.class_name,
         "stored_class_id": f"{h.raw_class_id:08X}",
@@ -95,7 +95,7 @@ def gbx_summary(path: str, data: bytes, samples: bool = False) -> dict[str, Any]
              "use_file": e.use_file}
             for e in (h.refs.externals if h.refs else [])
         ],
-        # the human summary (map: name, author, times, uid; replay/ghost: player, time, checkpoints)
+        # the human summary (map: name, author, times, map_uid; replay/ghost: player, time, checkpoints)
         "summary": summary(h, first_ghost_facts(nodes)),
         "body_status": g.body.status,
         "body_error": str(g.body.error) if g.body.error else None,
@@ -151,7 +151,7 @@ def _gp2_summary(path: str, data: bytes) -> dict[str, Any]:
     return gp2_info.summary(path, data)
 
 
-# file kind -> summary(path, data) -> dict
+# file type -> summary(path, data) -> dict
 SUMMARIZERS: dict[str, Callable[[str, bytes], dict[str, Any]]] = {
     "gbx": gbx_summary,
     "pak": _pak_summary,
@@ -162,7 +162,7 @@ SUMMARIZERS: dict[str, Callable[[str, bytes], dict[str, Any]]] = {
 def _text(s: dict[str, Any]) -> str:
     from gbxfs.tree.gbx.info import human_value
     from gbxfs.tree.gbx.summary import summary_pairs
-    if s.get("kind") != "gbx":
+    if s.get("file_type") != "gbx":
         return "\n".join(f"{k}: {human_value(v)}" for k, v in s.items()) + "\n"
     # the field names of info.txt (tree/gbx/info.py), one name for one fact
     lines = [f"path: {s['path']}"]

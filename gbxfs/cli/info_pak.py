@@ -1,5 +1,7 @@
 """`gbxfs info` for paks: `summary(path, data) -> dict` (see gbxfs/cli/info.py), or
-`summary_file(path)` for one on disk, read in place.
+`summary_file(path)` for one on disk, read in place. Each fact is named and
+worded as the pak's own .pak-info.txt (pack-info.txt for a pack) says it
+(gbxfs/tree/pak/info.py), `file_size` as every info.txt.
 
 The only I/O is looking for packlist.dat beside `path` (case-insensitively),
 since a version 3 pak says nothing without its key. Problems are reported in
@@ -16,6 +18,7 @@ from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import MAGIC
 from gbxfs.formats.pak.tablesum import roots, sums
 from gbxfs.formats.pak.verification import by_storage
+from gbxfs.tree.pak.info import feed_text, md5_text, metadata_text, signature_text
 from gbxfs.tree.pak.keys import packlist_beside, read_packlist
 from gbxfs.tree.source import open_regular
 
@@ -26,12 +29,13 @@ def _pack_table(out: dict[str, Any], read_at, size: int) -> dict[str, Any]:
         arc = PackArchive(read_at, size, None)
     except PakError as e:   # the header summary stands; say why no table
         return {**out, "table_error": e.reason}
-    out["table"] = arc.header_mode
+    out["table.storage"] = arc.header_mode
     if arc.table is None:
         return {**out, "table_error": arc.table_error}
     s = sums(arc.files)      # one pass over the compact table: no record per file
-    out.update(files=s.files, public_files=s.files - s.encrypted, need_key=s.encrypted, total_size=s.size)
-    out.update((f"verification_{kind}", label) for kind, label in by_storage(s.files, s.compressed, arc.version))
+    out.update({"files": s.files, "files.public": s.files - s.encrypted, "files.need_key": s.encrypted,
+                "files.total_size": s.size})
+    out.update((f"verification.{kind}", label) for kind, label in by_storage(s.files, s.compressed, arc.version))
     return out
 
 
@@ -53,7 +57,7 @@ def summary_file(path: str) -> dict[str, Any] | None:
 
 
 def summary_at(path: str, read_at, size: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": path, "kind": "pak", "size": size}
+    out: dict[str, Any] = {"path": path, "file_type": "pak", "file_size": size}
     try:
         version = peek_version(read_at, size)
     except PakError as e:
@@ -64,19 +68,19 @@ def summary_at(path: str, read_at, size: int) -> dict[str, Any]:
             h = read_pack_header(read_at, size)
         except PakError as e:
             return {**out, "error": e.reason, "bad_input": True}
-        out.update(pack="ManiaPlanet", checksum=h.checksum.hex(), decrypt_flags=h.decrypt_flags,
-                   author=h.author.login if h.author else None, title_id=h.title_id,
-                   comment=h.comment, included_packs=len(h.included), header_size=h.header_size)
+        out.update({"pack": "ManiaPlanet", "checksum": h.checksum.hex(), "decrypt_flags": h.decrypt_flags,
+                    "author.login": h.author.login if h.author else None, "title_id": h.title_id,
+                    "comment": h.comment, "included_packs": len(h.included), "header_size": h.header_size})
         return _pack_table(out, read_at, size)
     pl_path = packlist_beside(path)
-    out["packlist"] = pl_path
+    out["key.packlist"] = pl_path
     if pl_path is None:
         return {**out, "error": "no packlist.dat beside the pak: its header is encrypted"}
     try:
         pl = read_packlist(pl_path)
     except (OSError, PakError) as e:
         return {**out, "error": f"packlist.dat unreadable: {e}"}
-    out["packlist_signature_ok"] = pl.signature_ok
+    out["key.packlist_signature"] = signature_text(pl.signature_ok)
     entry = pl.find(os.path.basename(path))
     if entry is None:
         return {**out, "error": "packlist.dat has no key for this pak"}
@@ -86,13 +90,14 @@ def summary_at(path: str, read_at, size: int) -> dict[str, Any]:
         return {**out, "error": e.reason, "bad_input": True}
     header, table = arc.header, arc.files
     s = sums(table)
-    out.update(header_md5_ok=header.md5_ok, folder_feed=header.folder_feed is not None, folders=len(header.folders),
-               files=s.files, compressed=s.compressed, total_size=s.size, roots=roots(table))
-    out.update((f"verification_{kind}", label) for kind, label in by_storage(s.files, s.compressed, arc.version))
+    out.update({"header.md5": md5_text(header), "header.folder_feed": feed_text(header.folder_feed), "folders": len(header.folders),
+                "files": s.files, "files.compressed": s.compressed, "files.total_size": s.size,
+                "roots": roots(table)})
+    out.update((f"verification.{kind}", label) for kind, label in by_storage(s.files, s.compressed, arc.version))
     if header.md5_ok:
         meta = arc.metadata()
-        out["gbx_headers"] = len(meta.headers)
-        out["metadata_error"] = meta.error
+        out["metadata.gbx_headers"] = len(meta.headers)
+        out["metadata"] = metadata_text(meta)
     else:
         out.update(error="header MD5 mismatch (corrupt pak or wrong key)", bad_input=True)
     return out

@@ -59,7 +59,7 @@ def make_attributes(inode: int, entry: Entry, mtime_ns: int, size: int, policy: 
     # called once per entry a listing shows: only the fields that are not
     # EntryAttributes' zero defaults (generation, st_rdev) are set
     if not isinstance(entry, Dir):
-        return file_attributes(inode, size, mtime_ns, policy, *file_owner(access, policy))
+        return file_attributes(inode, size, mtime_ns, policy, *file_owner(access, policy, entry.exact_mode))
     a = pyfuse3.EntryAttributes()
     a.st_ino = inode
     a.entry_timeout = policy.entry_timeout
@@ -89,11 +89,14 @@ def _folder_count(kids) -> int:
     return sum(1 for c in list(kids.values()) if c.is_dir)
 
 
-def file_owner(access: Access | None, policy: AttrPolicy) -> tuple[int, int, int]:
-    """(st_mode, st_uid, st_gid) of a file shown with `access` (None: the defaults)."""
+def file_owner(access: Access | None, policy: AttrPolicy, exact: bool = False) -> tuple[int, int, int]:
+    """(st_mode, st_uid, st_gid) of a file shown with `access` (None: the defaults).
+    `exact`: a real file passed through, its mode as it is; any other file is made
+    from a source and shows the source's bits without x (tree/acl.py without_x)."""
     if access is None:
         return FILE_MODE, policy.uid, policy.gid
-    return stat.S_IFREG | access[0], access[1], access[2]
+    perm = access[0] if exact else access[0] & 0o666
+    return stat.S_IFREG | perm, access[1], access[2]
 
 
 def file_attributes(inode: int, size: int, mtime_ns: int, policy: AttrPolicy, mode: int, uid: int,

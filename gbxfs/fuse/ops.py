@@ -24,7 +24,7 @@ from gbxfs.fuse.dirs import DirectoryOps
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import Inode, InodeTable
 from gbxfs.fuse.listing import DirHandle, inherit
-from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions
+from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions, without_x
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
 from gbxfs.tree.openers import ViewDir
@@ -337,13 +337,16 @@ class Operations(DirectoryOps, pyfuse3.Operations):
 
     async def _acl(self, node: Inode) -> bytes:
         """The source's ACL for the kernel's permission checks, as the mode is shown:
-        a folder made from a file gets x where r is set (fuse/attrs.py shown_mode)."""
+        a folder made from a file gets x where r is set (fuse/attrs.py shown_mode), a
+        file made from a source loses every x (file_owner)."""
         value = acl(node.access)
         if value is None:
             raise fail(pyfuse3.ENOATTR)
         entry = await self._entry(node)
         if entry.is_dir and not entry.exact_mode:
             value = map_permissions(value, lambda p: p | (p & 0o4) >> 2)
+        elif not entry.is_dir and not entry.exact_mode:
+            value = acl(without_x(node.access))
         return value
 
     @handler

@@ -62,6 +62,18 @@ def map_permissions(value: bytes, fn: Callable[[int], int]) -> bytes:
     return bytes(out)
 
 
+def without_x(access: Access | None) -> Access | None:
+    """The access of a file made from a source (a pak's files, a GBX folder's
+    parts, the index CSVs): the source's, read and write bits only, in the
+    mode and in every ACL entry. Only a real file passed through keeps its x
+    (tree/model.py `exact_mode`)."""
+    if access is None:
+        return None
+    extended = acl(access)
+    base = (access[0] & 0o666, access[1], access[2])
+    return base if extended is None else base + (map_permissions(extended, lambda p: p & 0o6),)
+
+
 def open_to_all(access: Access | None, bits: int) -> bool:
     """True when owner, group and everyone else all have `bits` (0o4 read, 0o1
     search) and no ACL entry can take them away from anyone."""

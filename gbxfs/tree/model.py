@@ -41,8 +41,10 @@ class Entry:
         def lazy_size(self) -> bool: ...
     else:
         lazy_size = False
-    # True: a folder shows its access bits as they are (a real folder); False: a folder
-    # made from a file adds x where r is set, so reading the file means listing the folder
+    # True: the entry shows its access bits as they are (a real folder, a real file
+    # passed through: RealFile); False: a folder made from a file adds x where r is
+    # set, so reading the file means listing the folder, and a file made from a source
+    # (a pak's files, a GBX folder's parts, the indexes) drops every x (tree/acl.py without_x)
     exact_mode = False
 
 
@@ -112,6 +114,14 @@ class SourceFile(File):
     def read_nowait(self, offset: int, size: int) -> bytes | None:
         nowait = getattr(self.source, "read_at_nowait", None)
         return None if nowait is None else nowait(offset, size)
+
+
+class RealFile(SourceFile):
+    """A real file of the source passed through: the one file shown with its own
+    mode as it is, x bits included (tree/openers.py open_entry)."""
+
+    __slots__ = ()
+    exact_mode = True
 
 
 class BytesFile(File):

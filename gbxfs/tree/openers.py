@@ -23,7 +23,7 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.contract import ViewFactory
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.logs import log_failure
-from gbxfs.tree.model import BytesFile, Dir, Entry, ErrorFolder, SourceFile
+from gbxfs.tree.model import BytesFile, Dir, Entry, ErrorFolder, RealFile, SourceFile
 from gbxfs.tree.pak.pack import open_pack_gbx, probe_pack_gbx
 from gbxfs.tree.pak.view import open_pak
 from gbxfs.tree.source import ByteSource
@@ -172,7 +172,9 @@ def open_entry(name: str, source: ByteSource, ctx: TreeContext,
     for opener in DEFAULT_OPENERS if openers is None else openers:
         if opener.matches(name, source, ctx):
             return ViewDir(name, opener.kind, opener.factory, source, ctx, opener.list_ahead)
-    return SourceFile(name, source)
+    # a source with an access of its own is a real file (tree/source.py FileSource): its
+    # mode as it is; any other (a pak's or a ZIP's entry) is made from its container
+    return (SourceFile if getattr(source, "access", None) is None else RealFile)(name, source)
 
 
 def install(ctx: TreeContext, openers: Sequence[Opener] | None = None) -> TreeContext:

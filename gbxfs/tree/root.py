@@ -29,7 +29,7 @@ import stat
 import time
 from collections.abc import Sequence
 
-from gbxfs.tree.acl import access_of, acl, map_permissions, open_to_all, searchable_by_all
+from gbxfs.tree.acl import access_of, open_to_all, searchable_by_all, without_x
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.model import Dir, Entry
@@ -184,7 +184,7 @@ class RealDir(Dir):
         # files shown as folders are what the index rows come from; every name stays taken
         listed = {k: v for k, v in kids.items()
                   if not v.is_dir or isinstance(v, RealDir) or open_to_all(v.access, 0o4)}
-        access = _index_access(self.access)
+        access = without_x(self.access)    # maps.csv / replays.csv: their folder's, no x
         for e in index_files(listed, self._ctx.cache, ("gbx.index", object())):
             e.access = access
             kids[e.name] = e
@@ -263,15 +263,6 @@ def _sig(st: os.stat_result, is_dir: bool) -> tuple:
     # ctime too: a rewrite that keeps the size and puts the mtime back still changes it
     return (is_dir, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode, st.st_uid,
             st.st_gid)
-
-
-def _index_access(access):
-    """maps.csv / replays.csv: their folder's access without any x (also in its ACL)."""
-    if access is None:
-        return None
-    extended = acl(access)
-    base = (access[0] & 0o666, access[1], access[2])
-    return base if extended is None else base + (map_permissions(extended, lambda p: p & 0o6),)
 
 
 def _inside(path: str, root: str) -> bool:

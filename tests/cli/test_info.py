@@ -56,7 +56,7 @@ def test_info_shows_the_summary_of_the_tree(replay, capsys):
     tree = dict(line.split(" = ", 1) for line in info.read(0, info.size()).decode().splitlines())
     assert main(["info", "--json", str(replay)]) == EXIT_OK
     s = json.loads(capsys.readouterr().out)[0]["summary"]
-    assert s["player"] == tree["player"] and str(s["time_ms"]) == tree["time_ms"]
+    assert s["player"] == tree["player"] and str(s["race_time_ms"]) == tree["race_time_ms"]
     assert ", ".join(map(str, s["checkpoints_ms"])) == tree["checkpoints_ms"]
     assert main(["info", str(replay)]) == EXIT_OK
     out = capsys.readouterr().out

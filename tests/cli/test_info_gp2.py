@@ -29,7 +29,7 @@ def test_info_on_every_gp2_track_matches_the_track_folder(capsys):
     for s in out:
         exp = expected[s["path"].rsplit("/", 1)[-1]]
         checked += 1
-        assert s["kind"] == "gp2"
+        assert s["file_type"] == "gp2"
         assert s["checksum"] == exp["checksum"]
         assert s["sectors"] == number_and_extra(exp["sectors (+cmd-only)"])[0]
         assert s["length_m"] == exp["metres"]
@@ -45,4 +45,4 @@ def test_info_rejects_f1gp_tracks(capsys):
     assert GP1
     code, out = _info(capsys, *(str(CORPUS / p) for p in GP1))
     assert code == EXIT_BAD_INPUT
-    assert len(out) == len(GP1) and all(s.get("error") and s.get("kind") != "gp2" for s in out)
+    assert len(out) == len(GP1) and all(s.get("error") and s.get("file_type") != "gp2" for s in out)

@@ -24,8 +24,8 @@ def test_info_names_the_label(corpus, capsys):
     assert f"verification: {ADLER32}" in capsys.readouterr().out.splitlines()
     assert main(["info", "--json", str(packs / "Sample.pak")]) == 0
     pak = json.loads(capsys.readouterr().out)[0]
-    assert pak["verification_stored"] == f"{NONE_STORED} (1 files)"
-    assert pak["verification_compressed"] == f"{ADLER32} when read (10 files)"
+    assert pak["verification.stored"] == f"{NONE_STORED} (1 files)"
+    assert pak["verification.compressed"] == f"{ADLER32} when read (10 files)"
 
 
 def test_extract_counts_unverifiable_entries(corpus, tmp_path, capsys):

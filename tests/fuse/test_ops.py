@@ -6,6 +6,7 @@ import errno
 import logging
 import os
 import stat
+import struct
 import threading
 
 import pyfuse3
@@ -464,3 +465,61 @@ def test_listing_attributes_follow_the_source_modes(tmp_path, monkeypatch):
 
     run(main)
     assert modes == {"secret.txt": 0o600, "x.pak": 0o750, "x.pak/inner": 0o750, "x.pak/inner/f": 0o640}
+
+
+def test_files_made_from_an_executable_source_are_not_executable(tmp_path, monkeypatch):
+    # a pak of mode 0755: its folders 0755, its files (a GBX folder's parts, the
+    # indexes...) the pak's read and write bits alone; a real script keeps its x
+    (tmp_path / "run.sh").write_bytes(b"#!/bin/sh\n")
+    (tmp_path / "x.pak").write_bytes(b"pak")
+    os.chmod(tmp_path / "run.sh", 0o755)
+    os.chmod(tmp_path / "x.pak", 0o755)
+    view = lambda name, src, ctx: Dir(name, children=[Dir("inner", children=[BytesFile("f", b"1")]),
+                                                      BytesFile("maps.csv", b"file\n")])
+    ops = _ops(build_tree(str(tmp_path), openers=[Opener("pak", view, suffixes=(".pak",))]))
+    listed = {}
+
+    async def main():
+        for path in ("", "x.pak", "x.pak/inner"):
+            inode = ROOT if not path else (await _lookup_path(ops, path)).st_ino
+            fh = await ops.opendir(inode, None)
+            got = []
+            monkeypatch.setattr(pyfuse3, "readdir_reply", lambda t, n, a, i: got.append((n, a)) or True)
+            await ops.readdir(fh, 0, None)
+            listed.update({f"{path}/{n.decode()}".lstrip("/"): stat.S_IMODE(a.st_mode) for n, a in got
+                           if n not in (b".", b"..")})
+        return {p: stat.S_IMODE((await _lookup_path(ops, p)).st_mode) for p in listed}
+
+    looked = run(main)
+    want = {"run.sh": 0o755, "x.pak": 0o755, "x.pak/inner": 0o755, "x.pak/inner/f": 0o644, "x.pak/maps.csv": 0o644}
+    assert listed == looked == want
+
+
+ANY = 0xFFFFFFFF
+
+
+def test_an_acl_gives_no_x_to_files_made_from_its_file(tmp_path):
+    from gbxfs.tree.acl import ACL_XATTR
+    from gbxfs.tree.source import FileSource
+    # owner rwx, user 4242 rwx, group r-x, mask rwx, other r-x
+    value = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, ident) for tag, perm, ident in (
+        (0x01, 7, ANY), (0x02, 7, 4242), (0x04, 5, ANY), (0x10, 7, ANY), (0x20, 5, ANY)))
+    (tmp_path / "x.pak").write_bytes(b"pak")
+    try:
+        os.setxattr(tmp_path / "x.pak", ACL_XATTR, value)
+    except OSError as e:
+        pytest.skip(f"no POSIX ACLs here: {e}")
+    assert FileSource(str(tmp_path / "x.pak")).access[3] == value
+    view = lambda name, src, ctx: Dir(name, children=[BytesFile("f", b"1")])
+    ops = _ops(build_tree(str(tmp_path), openers=[Opener("pak", view, suffixes=(".pak",))]))
+
+    async def main():
+        d = await _lookup_path(ops, "x.pak")
+        f = await _lookup_path(ops, "x.pak/f")
+        return (await ops.getxattr(d.st_ino, ACL_XATTR.encode(), None),
+                await ops.getxattr(f.st_ino, ACL_XATTR.encode(), None), f.st_mode)
+
+    folder, file, mode = run(main)
+    perms = lambda v: [int.from_bytes(v[at + 2:at + 4], "little") for at in range(4, len(v), 8)]
+    assert perms(folder) == [7, 7, 5, 7, 5]
+    assert perms(file) == [6, 6, 4, 6, 4] and stat.S_IMODE(mode) & 0o111 == 0

@@ -97,6 +97,19 @@ def test_modes_follow_the_source(mounter, source):
     assert e.value.errno == 30   # EROFS
 
 
+def test_an_executable_pak_shows_no_executable_file(mounter, tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    write_packs(src, {"Open": [PakFile("A/open.txt", b"open\n")]})
+    (src / "run.sh").write_text("#!/bin/sh\n")
+    for name in ("Open.pak", "run.sh"):
+        os.chmod(src / name, 0o755)
+    mp = mounter.mount(src)
+    mode = lambda p: stat.S_IMODE(os.stat(os.path.join(mp, p)).st_mode)
+    assert mode("run.sh") == 0o755 and mode("Open.pak") == mode("Open.pak/A") == 0o755
+    assert mode("Open.pak/A/open.txt") == mode("Open.pak/.pak-info.txt") == 0o644
+
+
 def test_cp_r_copies_are_ordinary_writable_files(mounter, source, tmp_path):
     mp = mounter.mount(source)
     dest = tmp_path / "copy"

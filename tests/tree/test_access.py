@@ -10,7 +10,7 @@ import struct
 import pytest
 
 from gbxfs.formats.gbx.writer import END, W, build_gbx
-from gbxfs.tree.acl import acl, map_permissions, open_to_all
+from gbxfs.tree.acl import acl, map_permissions, open_to_all, without_x
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.root import build_tree
 from gbxfs.tree.source import FileSource
@@ -125,3 +125,21 @@ def test_a_real_folder_s_new_mode_and_acl_count_at_the_next_lookup(tmp_path):
     except OSError as e:
         pytest.skip(f"no POSIX ACLs here: {e}")
     assert acl(tree.child("d").access) is not None and tree.child("d").access[0] == 0o755
+
+
+def test_files_made_from_a_source_keep_no_x_real_files_keep_theirs(tmp_path):
+    assert without_x((0o755, 1, 2)) == (0o644, 1, 2) and without_x(None) is None
+    folder_acl = _acl((OWNER, 7, ANY), (USER, 7, 4242), (GROUP, 5, ANY), (MASK, 7, ANY), (OTHER, 5, ANY))
+    assert without_x((0o775, 1, 2, folder_acl)) == (0o664, 1, 2, _acl(
+        (OWNER, 6, ANY), (USER, 6, 4242), (GROUP, 4, ANY), (MASK, 6, ANY), (OTHER, 4, ANY)))
+    (tmp_path / "run.sh").write_bytes(b"#!/bin/sh\n")
+    (tmp_path / "A.Map.Gbx").write_bytes(_map())
+    for name in ("run.sh", "A.Map.Gbx", "."):
+        os.chmod(tmp_path / name, 0o755)
+    tree = build_tree(str(tmp_path), TreeContext())
+    script = tree.child("run.sh")
+    assert script.exact_mode and script.access[0] == 0o755       # a real file shows its mode as it is
+    original = resolve(tree, "A.Map.Gbx/original.gbx")
+    assert not original.exact_mode and original.access[0] == 0o755   # the fuse layer drops its x
+    assert not resolve(tree, "A.Map.Gbx/info.txt").exact_mode
+    assert tree.child("maps.csv").access[0] == 0o644

@@ -61,14 +61,14 @@ def test_map_info_starts_with_the_summary(corpus):
         assert info.startswith("name = "), name
         got = pairs(info)
         desc, common = header_dump(m, "03043002"), header_dump(m, "03043003")
-        assert got["name"] == common["mapName"] and got["uid"] == common["mapUid"]
+        assert got["name"] == common["mapName"] and got["map_uid"] == common["mapUid"]
         assert got["name_plain"] == strip_codes(common["mapName"]) and "$" not in got["name_plain"]
         assert got["author"] == common["mapAuthor"] and got["environment"] == common["environment"]
         for medal in ("bronze", "silver", "gold", "author"):
             stored = int(desc[f"{medal}Time"])
             assert got[f"{medal}_ms"] == (str(stored) if stored >= 0 else "unset")
         # the summary comes before the container facts
-        assert list(got).index("uid") < list(got).index("file_size")
+        assert list(got).index("map_uid") < list(got).index("file_size")
 
 
 def test_replay_info_has_player_time_and_checkpoints(corpus):
@@ -78,10 +78,10 @@ def test_replay_info_has_player_time_and_checkpoints(corpus):
     version = header_dump(r, "03093000")
     assert got["player"] == version["nickname"].lstrip("\ufeff")
     assert not got["player"].startswith("\ufeff")          # the BOM is dropped from decoded values
-    assert got["login"] == version["login"] and got["time_ms"] == version["raceTime"]
+    assert got["login"] == version["login"] and got["race_time_ms"] == version["raceTime"]
     ghost = pairs(text(r.children()["ghost.txt"]))
     assert got["checkpoints_ms"] == ghost["checkpoints_ms"]
-    assert got["checkpoints_ms"].split(", ")[-1] == got["time_ms"]
+    assert got["checkpoints_ms"].split(", ")[-1] == got["race_time_ms"]
 
 
 def test_bom_stays_in_the_bin(corpus):
@@ -100,7 +100,7 @@ def test_maps_csv_one_row_per_map(corpus):
     assert kids["maps.csv"].size() == len(kids["maps.csv"].read(0, 1 << 20))
     for r in table:
         info = pairs(text(kids[r["file"]].children()["info.txt"]))
-        for col in ("name", "name_plain", "author", "environment", "uid", "author_ms", "gold_ms"):
+        for col in ("name", "name_plain", "author", "environment", "map_uid", "author_ms", "gold_ms"):
             assert r[col] == info.get(col, "").replace("unset", ""), (r["file"], col)
 
 
@@ -126,7 +126,7 @@ def test_replays_csv(corpus):
     assert len(table) == sum(1 for n in kids if n.lower().endswith(".replay.gbx"))
     for r in table:
         info = pairs(text(kids[r["file"]].children()["info.txt"]))
-        assert (r["player"], r["time_ms"], r["login"]) == (info["player"], info["time_ms"], info["login"])
+        assert (r["player"], r["race_time_ms"], r["login"]) == (info["player"], info["race_time_ms"], info["login"])
 
 
 def test_no_index_without_gbx_and_source_files_never_hidden(corpus, tmp_path):
@@ -164,14 +164,14 @@ def test_ghost_info_from_its_ghost(corpus):
     kids = build_tree(str(folder)).children()
     ghosts = [n for n in kids if n.lower().endswith(".ghost.gbx")]
     assert ghosts and [r["file"] for r in rows(kids["replays.csv"])] == ghosts
-    assert all(r["class"] == "ghost" for r in rows(kids["replays.csv"]))
+    assert all(r["kind"] == "ghost" for r in rows(kids["replays.csv"]))
     checked = 0
     for n in ghosts:
         info = pairs(text(kids[n].children()["info.txt"]))
         ghost = pairs(text(kids[n].children()["ghost.txt"]))
-        for field, fact in (("player", "nickname"), ("time_ms", "race_time_ms"), ("checkpoints_ms", "checkpoints_ms")):
-            if fact in ghost and ghost[fact] != "unset":
-                assert info[field] == ghost[fact], (n, field)
+        for field in ("player", "race_time_ms", "checkpoints_ms"):       # one name in both files
+            if field in ghost and ghost[field] != "unset":
+                assert info[field] == ghost[field], (n, field)
                 checked += 1
     assert checked >= 3
 
@@ -218,7 +218,7 @@ def _header_players(folder) -> int:
     table = {r["file"]: r for r in rows(kids["replays.csv"])}
     checked = 0
     for name, r in table.items():
-        if r["class"] != "replay":
+        if r["kind"] != "replay":
             continue
         header = kids[name].children()["header"].children()
         if not any(n.startswith("03093000") and n.endswith(".txt") for n in header):
@@ -234,5 +234,5 @@ def _header_players(folder) -> int:
 def test_header_player_before_the_ghosts():
     header = SimpleNamespace(class_id=REPLAY, _gbxfs_decoded=True,
                              chunks=[SimpleNamespace(values={"version": 6, "nickname": "driver"})])
-    got = summary(header, {"nickname": "someone else", "login": "other", "race_time_ms": 7})
-    assert got["player"] == "driver" and got["login"] == "other" and got["time_ms"] == 7
+    got = summary(header, {"player": "someone else", "login": "other", "race_time_ms": 7})
+    assert got["player"] == "driver" and got["login"] == "other" and got["race_time_ms"] == 7

@@ -13,7 +13,7 @@ from gbxfs.formats.gp2.track import decode
 
 
 def summary(path: str, data: bytes) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": path, "kind": "gp2"}
+    out: dict[str, Any] = {"path": path, "file_type": "gp2"}
     try:
         track = decode(data)
     except Gp2Error as e:

@@ -16,7 +16,7 @@ def info_lines(t: Gp2Track) -> list[tuple[str, object]]:
     gap = t.section("gap").data
     lines: list[tuple[str, object]] = [
         ("format", "GP2 track"),
-        ("size", t.size),
+        ("file_size", t.size),
         ("checksum", "ok" if t.checksum.ok else "bad"),
         ("checksum_stored", _hex_pair(t.checksum.stored)),
         ("checksum_computed", _hex_pair(t.checksum.computed)),

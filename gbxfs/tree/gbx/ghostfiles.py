@@ -100,11 +100,12 @@ def _samples(node: Node) -> GhostTrack | None:
 
 # (CGameCtnGhost chunk index, field) pairs that carry each fact, first found wins
 _FACTS = {
+    # named as info.txt and the indexes name them (tree/gbx/summary.py)
     "race_time_ms": [(0x005, "raceTime")],
     "respawns": [(0x008, "respawns")],
     "stunt_score": [(0x00A, "stuntScore")],
-    "nickname": [(0x000, "nickname"), (0x017, "nickname"), (0x015, "nickname"),
-                 (0x00D, "nickname"), (0x006, "nickname"), (0x003, "nickname")],
+    "player": [(0x000, "nickname"), (0x017, "nickname"), (0x015, "nickname"),
+               (0x00D, "nickname"), (0x006, "nickname"), (0x003, "nickname")],
     "login": [(0x00F, "login")],
     "ghost_uid": [(0x00E, "ghostUid")],
     "map_uid": [(0x010, "mapUid")],

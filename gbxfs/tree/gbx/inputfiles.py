@@ -75,7 +75,7 @@ def render_script(g: Ghost | None, title: str) -> bytes:
 def ghost_title(g: Ghost | None) -> str:
     if g is None:
         return ""
-    name = strip_codes(str(g.facts.get("nickname") or g.facts.get("login") or ""))
+    name = strip_codes(str(g.facts.get("player") or g.facts.get("login") or ""))
     t = g.facts.get("race_time_ms")
     time = f"{t / 1000:.3f} s" if isinstance(t, int) and 0 <= t < 0xFFFFFFFF else ""
     return " - ".join(str(x) for x in (name, time) if x)

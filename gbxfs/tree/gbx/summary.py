@@ -5,6 +5,13 @@ Values are picked by field name from the decoded header chunks (the chunk
 layouts live in the .chunks declarations; this module knows only which
 declared names mean "the map's name", "the author time", ...). The first chunk
 that declares a field wins, top-level fields before nested ones.
+
+One fact, one name, in info.txt, ghost.txt, `gbxfs info` and the indexes
+(tests/cli/test_field_names.py holds them to it): `map_uid` is a map's uid,
+a map's own in its row and the map a replay was driven on in a replay's, so
+maps.csv and replays.csv join on it; `race_time_ms` a ghost's race time (a
+bare `time_ms` is a sample's or an input's time in ghost.csv, inputs.csv);
+`kind` what the file is: map, replay or ghost (as `gbxfs coverage` says).
 """
 from __future__ import annotations
 
@@ -32,24 +39,24 @@ MAP_FIELDS: dict[str, tuple[str, ...]] = {
     "silver_ms": ("silverTime",),
     "gold_ms": ("goldTime",),
     "author_ms": ("authorTime",),
-    "uid": ("mapUid",),
+    "map_uid": ("mapUid",),
 }
 REPLAY_FIELDS: dict[str, tuple[str, ...]] = {
     "player": ("nickname", "authorNick"),
     "login": ("login", "authorLogin"),
-    "time_ms": ("raceTime",),
+    "race_time_ms": ("raceTime",),
     "map_uid": ("mapUid",),
 }
-# ghost facts (gbxfs/tree/gbx/ghostfiles.py) that fill what a header lacks
-GHOST_FACTS = {"player": "nickname", "login": "login", "time_ms": "race_time_ms", "map_uid": "map_uid"}
+# ghost facts (gbxfs/tree/gbx/ghostfiles.py, named alike) that fill what a header lacks
+GHOST_FACTS = ("player", "login", "race_time_ms", "map_uid")
 UNSET_TIMES = (-1, 0xFFFFFFFF)
 
 MAP_COLUMNS = ("file", "name", "name_plain", "author", "author_nick", "environment",
-               "bronze_ms", "silver_ms", "gold_ms", "author_ms", "uid")
+               "bronze_ms", "silver_ms", "gold_ms", "author_ms", "map_uid")
 # no checkpoints_ms column: no replay or ghost header of any generation carries
 # checkpoint times (only the ghosts' body chunks do), and the index is made of
 # headers; info.txt shows them from the first ghost (docs/formats/mount.md)
-REPLAY_COLUMNS = ("file", "class", "player", "player_plain", "login", "time_ms", "map_uid")
+REPLAY_COLUMNS = ("file", "kind", "player", "player_plain", "login", "race_time_ms", "map_uid")
 
 _CODE = re.compile(r"\$(\$|[0-9a-fA-F]{1,3}|[lLhHpP](?:\[[^\]]*\])?|.|\Z)", re.S)
 
@@ -121,9 +128,9 @@ def summary(header, ghost_facts: dict[str, Any] | None = None) -> dict[str, Any]
             out["name_plain"] = strip_codes(out["name"])
         return out
     out = pick(header, REPLAY_FIELDS)
-    for field, fact in GHOST_FACTS.items():
-        if field not in out and ghost_facts and ghost_facts.get(fact) not in (None, ""):
-            out[field] = ghost_facts[fact]
+    for field in GHOST_FACTS:
+        if field not in out and ghost_facts and ghost_facts.get(field) not in (None, ""):
+            out[field] = ghost_facts[field]
     if isinstance(out.get("player"), str):
         out["player_plain"] = strip_codes(out["player"])
     if ghost_facts and ghost_facts.get("checkpoints_ms"):
@@ -138,7 +145,7 @@ def race_time(ms: Any) -> str:
     return f"{ms // 60000}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
 
 
-_TIMES = ("bronze_ms", "silver_ms", "gold_ms", "author_ms", "time_ms")
+_TIMES = ("bronze_ms", "silver_ms", "gold_ms", "author_ms", "race_time_ms")
 
 
 def times_ms(values: Iterable[Any]) -> str:
@@ -157,7 +164,7 @@ def summary_pairs(fields: dict[str, Any]) -> list[tuple[str, object]]:
             out.append(("checkpoints", ", ".join(race_time(x) for x in v)))
         elif k in _TIMES:
             out.append((k, v if v not in UNSET_TIMES else "unset"))
-            out.append(("time" if k == "time_ms" else k[:-3] + "_time", race_time(v)))
+            out.append((k[:-3] if k.endswith("_time_ms") else k[:-3] + "_time", race_time(v)))
         else:
             out.append((k, v))
     return out
@@ -167,7 +174,7 @@ def row(file_name: str, header, columns: tuple[str, ...]) -> list[str]:
     """One maps.csv / replays.csv row from a header alone."""
     fields = summary(header)
     fields["file"] = file_name
-    fields["class"] = kind(header.class_id)
+    fields["kind"] = kind(header.class_id)
     cells = []
     for c in columns:
         v = fields.get(c)

@@ -40,9 +40,9 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
         # one pass over its fields: a table may list a million files
         s = table_sums if table_sums is not None else sums(arc.files)
         lines += [
-            "header.md5 = " + ("ok" if h.md5_ok else f"MISMATCH (stored {h.stored_md5.hex()})"),
+            f"header.md5 = {md5_text(h)}",
             f"header.flags = {h.flags:#x}",
-            "header.folder_feed = " + (f"applied ({h.folder_feed.hex()})" if h.folder_feed else "not applied"),
+            f"header.folder_feed = {feed_text(h.folder_feed)}",
             f"header.data_offset = {h.data_offset}",
             f"header.metadata_offset = {h.meta_offset}",
             f"folders = {len(h.folders)}",
@@ -57,7 +57,7 @@ def render_info(name: str, arc: PakArchive | None, keysrc: Any, error: str | Non
         if h.md5_ok:
             meta = arc.metadata()
             lines.append(f"metadata.gbx_headers = {len(meta.headers)}")
-            lines.append("metadata = " + ("ok" if meta.error is None else f"error: {meta.error}"))
+            lines.append(f"metadata = {metadata_text(meta)}")
     lines.append("status = " + ("ok" if error is None and (arc is None or arc.header.md5_ok)
                                 else f"error: {error or 'header MD5 mismatch'}"))
     lines += typed_lines(typed)
@@ -78,9 +78,25 @@ def key_lines(keysrc: Any) -> list[str]:
     if keysrc.entry_name is not None:
         lines.append(f"key.entry = {keysrc.entry_name}")
     if keysrc.signature_ok is not None:
-        lines.append("key.packlist_signature = " + (
-            "ok" if keysrc.signature_ok else "BAD (HMAC-MD5 mismatch; keys used anyway)"))
+        lines.append(f"key.packlist_signature = {signature_text(keysrc.signature_ok)}")
     return lines
+
+
+# the values of .pak-info.txt that `gbxfs info` shows too (cli/info_pak.py), alike
+def md5_text(h) -> str:
+    return "ok" if h.md5_ok else f"MISMATCH (stored {h.stored_md5.hex()})"
+
+
+def feed_text(feed: bytes | None) -> str:
+    return f"applied ({feed.hex()})" if feed else "not applied"
+
+
+def signature_text(ok: bool) -> str:
+    return "ok" if ok else "BAD (HMAC-MD5 mismatch; keys used anyway)"
+
+
+def metadata_text(meta) -> str:
+    return "ok" if meta.error is None else f"error: {meta.error}"
 
 
 def typed_lines(typed: list | None) -> list[str]:

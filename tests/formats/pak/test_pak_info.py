@@ -11,9 +11,9 @@ from gbxfs.formats.pak.writer import PakFile, write_packs
 def test_info_on_the_sample(corpus, capsys):
     assert main(["info", "--json", str(corpus / "synthetic-pak/Packs/Sample.pak")]) == 0
     s = json.loads(capsys.readouterr().out)[0]
-    assert s["kind"] == "pak" and s["version"] == 3 and s["header_md5_ok"] is True
-    assert s["files"] == 11 and s["compressed"] == 10 and s["gbx_headers"] == 6
-    assert s["roots"] == ["Sample"] and s["packlist_signature_ok"] is True
+    assert s["file_type"] == "pak" and s["version"] == 3 and s["header.md5"] == "ok"
+    assert s["files"] == 11 and s["files.compressed"] == 10 and s["metadata.gbx_headers"] == 6
+    assert s["roots"] == ["Sample"] and s["key.packlist_signature"] == "ok"
 
 
 def test_info_without_key_and_on_a_corrupt_pak(tmp_path, capsys):
@@ -53,7 +53,9 @@ def test_info_reads_a_pak_in_place_and_makes_no_record_per_file(tmp_path, capsys
     assert main(["info", "--json", str(tmp_path / "Big.pak"), str(tmp_path / "Big.Pack.Gbx")]) == 0
     pak, pack = json.loads(capsys.readouterr().out)
     size = sum(len(f.data) for f in files)
-    assert (pak["files"], pak["compressed"], pak["total_size"]) == (3000, sum(f.compress for f in files), size)
-    assert pak["roots"] == ["Data"] and pak["header_md5_ok"] is True
-    assert pak["size"] == (tmp_path / "Big.pak").stat().st_size
-    assert (pack["files"], pack["public_files"], pack["need_key"], pack["total_size"]) == (3000, 3000, 0, size)
+    assert (pak["files"], pak["files.compressed"], pak["files.total_size"]) == (3000, sum(f.compress for f in files),
+                                                                               size)
+    assert pak["roots"] == ["Data"] and pak["header.md5"] == "ok"
+    assert pak["file_size"] == (tmp_path / "Big.pak").stat().st_size
+    assert (pack["files"], pack["files.public"], pack["files.need_key"], pack["files.total_size"]) == (3000, 3000, 0,
+                                                                                                      size)

@@ -203,10 +203,10 @@ def test_key_file():
 def test_info_summary_without_keys():
     from gbxfs.cli.info_pak import summary
     s = summary("X.Pack.Gbx", _pack(18, 2))
-    assert s["table"] == "default key (public)" and s["files"] == 24
-    assert (s["public_files"], s["need_key"]) == (16, 8) and "error" not in s
+    assert s["table.storage"] == "default key (public)" and s["files"] == 24
+    assert (s["files.public"], s["files.need_key"]) == (16, 8) and "error" not in s
     s = summary("X.Pack.Gbx", _pack(12, 1))
-    assert s["table"] == "private key" and "not public" in s["table_error"] and "files" not in s
+    assert s["table.storage"] == "private key" and "not public" in s["table_error"] and "files" not in s
 
 
 def test_class_extension_table_is_generated_and_checked():
