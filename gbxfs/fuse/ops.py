@@ -346,7 +346,10 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         if entry.is_dir and not entry.exact_mode:
             value = map_permissions(value, lambda p: p | (p & 0o4) >> 2)
         elif not entry.is_dir and not entry.exact_mode:
-            value = acl(without_x(node.access))
+            stripped = acl(without_x(node.access))
+            if stripped is None:
+                raise fail(pyfuse3.ENOATTR)
+            value = stripped
         return value
 
     @handler

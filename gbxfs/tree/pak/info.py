@@ -91,7 +91,10 @@ def feed_text(feed: bytes | None) -> str:
     return f"applied ({feed.hex()})" if feed else "not applied"
 
 
-def signature_text(ok: bool) -> str:
+def signature_text(ok: bool | None) -> str:
+    """None: a key file with no signature (a text key list)."""
+    if ok is None:
+        return "none (a text key file has no signature)"
     return "ok" if ok else "BAD (HMAC-MD5 mismatch; keys used anyway)"
 
 
