@@ -58,7 +58,8 @@ def tail_of(version: int) -> struct.Struct:
 
 
 class FileTable(Sequence[PakFileRecord]):
-    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "version", "tail", "_special", "_empty_only")
+    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "version", "tail", "_special", "_empty_only",
+                 "__weakref__")
 
     def __init__(self, folders: list[PakFolder], raw: bytes | bytearray, offsets: array, folder: array,
                  grouped: bool, empty: list[int] | None = None, version: int = 3):
