@@ -19,6 +19,7 @@ keeps them.
 from __future__ import annotations
 
 import bisect
+import io
 import itertools
 import operator
 import struct
@@ -283,13 +284,18 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
     bytes `more(n)` hands out (up to n at a time, b"" at the end), feeding
     exactly the table's bytes to `digest` (an md5 object). Returns the table
     and its size in bytes."""
+    # the records parsed go to `out`, whose value is then the table's bytes as they are,
+    # of exactly their length (a bytearray grown by pieces keeps up to an eighth spare,
+    # and a copy to bytes doubled a million-file table while it was read: 45 MB more);
+    # `raw` holds what is not in `out` yet, from `base` on: about a piece
+    out = io.BytesIO()
     raw = bytearray()
     offsets = array("I")
     folder = array("i")
     head = _HEAD.unpack_from
     step = 8 + tail_of(version).size      # a record's bytes but its name
     add_offset, add_folder = offsets.append, folder.append
-    pos = have = i = 0
+    base = pos = have = i = 0
     empty = []
     while i < count:
         # every record wholly in `raw` whose name is neither empty nor too long, in as
@@ -302,53 +308,58 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
             end = pos + step + n
             if end > have or not 0 < n <= MAX_NAME:
                 break
-            add_offset(pos)
+            add_offset(base + pos)
             add_folder(f)
             pos = end
         else:
             break
         # file i: cut off at the end of `raw`, or its name is empty or too long
         if pos + 8 > have:
-            have = _more(more, raw, i, count, pos, step)
+            raw, base, pos = _more(more, out, raw, base, pos, i, count, step)
+            have = len(raw)
             continue
         f, n = head(raw, pos)
         if n > MAX_NAME:
             raise PakError(f"file name of {n} bytes is too long (limit {MAX_NAME})")
         end = pos + step + n
         if end > have:
-            have = _more(more, raw, i, count, pos, step)
+            raw, base, pos = _more(more, out, raw, base, pos, i, count, step)
+            have = len(raw)
             continue
-        add_offset(pos)
+        add_offset(base + pos)
         add_folder(f)
         empty.append(i)
         pos = end
         i += 1
-    del raw[pos:]
-    digest.update(raw)
+    out.write(memoryview(raw)[:pos])
+    del raw
+    data = out.getvalue()       # the buffer itself, cut to its length: no copy
+    digest.update(data)
     # listed folder by folder: one test per file, in C
     grouped = all(map(operator.le, folder, itertools.islice(folder, 1, None)))
-    # kept as it is, not copied to bytes of exactly its length: a copy doubled the memory of
-    # a million-file table while it was read (45 MB more); the spare room the bytearray grew
-    # by pieces is at most an eighth, and counted (nbytes)
-    table = FileTable(folders, raw, offsets, folder, grouped, empty=empty, version=version)
+    table = FileTable(folders, data, offsets, folder, grouped, empty=empty, version=version)
     _check(table)
-    return table, pos
+    return table, base + pos
 
 
-def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int, pos: int, step: int) -> int:
-    """`raw` with the next piece of the table appended; its new length. The
-    header stream goes on into the entries' data, so the piece asked for is
-    what the files left take, guessed from the records read so far (at first:
-    a record's fixed bytes and NAME_GUESS each), with a little to spare: a
-    small table is not decrypted several times over, a large one comes in a
-    few pieces."""
-    per = pos / i if i else step + NAME_GUESS
-    want = int((count - i) * per * (1 + 1 / 16)) - (len(raw) - pos)
+def _more(more: Callable[[int], bytes], out: io.BytesIO, raw: bytearray, base: int, pos: int, i: int,
+          count: int, step: int) -> tuple[bytearray, int, int]:
+    """raw[:pos] (parsed) moved to `out`, the rest with the next piece appended:
+    (the new `raw`, where it starts in the table, 0). The header stream goes on
+    into the entries' data, so the piece asked for is what the files left take,
+    guessed from the records read so far (at first: a record's fixed bytes and
+    NAME_GUESS each), with a little to spare: a small table is not decrypted
+    several times over, a large one comes in a few pieces."""
+    out.write(memoryview(raw)[:pos])
+    rest = raw[pos:]
+    base += pos
+    per = base / i if i else step + NAME_GUESS
+    want = int((count - i) * per * (1 + 1 / 16)) - len(rest)
     piece = more(min(PIECE, max(MIN_PIECE, want)))
     if not piece:
         raise PakError(f"pak header truncated: file {i} of {count} is cut off")
-    raw += piece
-    return len(raw)
+    rest += piece
+    return rest, base, 0
 
 
 def _check(table: FileTable) -> None:
