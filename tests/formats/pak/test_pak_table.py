@@ -22,10 +22,11 @@ from gbxfs.formats.pak.writer6 import build_pack, many_pack_files
 from gbxfs.tree.cache import ByteLRU
 
 KS = b"0123456789ABCDEF0123456789ABCDEF"
-# what the table keeps per file, at most (44 bytes plus the stored name,
-# 4-12 characters in many_files); README.md states it. Version 6+ records
-# keep what they add: a 16-byte checksum (14+) and a u32 (17+)
-BYTES_PER_FILE = 60
+# what the table keeps per file, at most (36 bytes plus the stored name,
+# 4-12 characters and an extension in many_files: 47 on average); README.md
+# states it. Version 6+ records keep what they add: a 16-byte checksum (14+)
+# and a u32 (17+)
+BYTES_PER_FILE = 52
 MORE_PER_FILE = {3: 0, 13: 0, 18: 20}
 KINDS = (3, 13, 18)      # the pak or pack version
 # files in the large tables, per version: enough that a few fixed objects do not count
