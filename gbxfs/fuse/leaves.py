@@ -28,7 +28,7 @@ FOLDER_BYTES = 128      # a folder's number in the list, its dict entry and its 
 
 
 class _Shard:
-    __slots__ = ("keys", "dirs", "counts", "used")
+    __slots__ = ("keys", "dirs", "counts", "used", "live")
 
     def __init__(self, capacity: int):
         # made by repetition: exactly `capacity` items (from bytes, an array keeps 1/16 spare)
@@ -36,6 +36,7 @@ class _Shard:
         self.dirs = array("I", (0,)) * capacity     # the folder's number (Leaves._folders)
         self.counts = array("I", (0,)) * capacity
         self.used = 0           # slots holding a key or a tombstone
+        self.live = 0           # slots holding a key
 
     def find(self, key: int) -> int:
         """The slot holding `key`, else -1."""
@@ -76,11 +77,11 @@ class _Shard:
                     spot = i
                 i = (i + 1) & mask
         self.used += used
+        self.live += new
         return new
 
     def _grow(self, extra: int) -> None:
-        keys, dirs, counts = self.keys, self.dirs, self.counts
-        live = sum(k > _GONE for k in keys)
+        keys, dirs, counts, live = self.keys, self.dirs, self.counts, self.live
         size = len(keys)
         while 2 * (live + extra) > size:        # at most half full after the rebuild
             size *= 2
@@ -93,7 +94,7 @@ class _Shard:
                 while table[i] != _FREE:
                     i = (i + 1) & mask
                 table[i], new_dirs[i], new_counts[i] = k, d, c
-        self.used = live
+        self.used = self.live = live
 
 
 class Leaves:
@@ -160,6 +161,7 @@ class Leaves:
     def _gone(self, s: _Shard, i: int) -> None:
         """Slot i of shard s no longer holds a file."""
         s.keys[i] = _GONE
+        s.live -= 1
         self._live -= 1
         fid = s.dirs[i]
         self._files[fid] -= 1
