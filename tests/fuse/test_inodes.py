@@ -77,6 +77,37 @@ def test_leaves_count_like_a_dict_through_growth_and_removals():
     assert all(leaves.get(k) == model.get(k) for k in keys)
 
 
+def test_listed_files_cost_a_few_slots_each_and_release_their_folders():
+    """A file held from a listing costs SLOT_BYTES per slot, at most four slots (a
+    shard is at most half full after it grows), measured, not only counted; a folder
+    whose files are all forgotten leaves nothing behind."""
+    import random
+    import tracemalloc
+
+    from gbxfs.fuse.leaves import SLOT_BYTES, Leaves
+    rnd = random.Random(5)
+    n, per_folder = 100_000, 500
+    keys = [rnd.getrandbits(63) | 2 for _ in range(n)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        leaves = Leaves()
+        for f in range(0, n, per_folder):
+            assert leaves.add_many(keys[f:f + per_folder], 1000 + f) == per_folder
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(leaves) == n
+    assert kept <= leaves.nbytes() + 64 * 1024
+    assert leaves.nbytes() <= 4 * SLOT_BYTES * n
+    assert leaves.get(keys[777]) == (1000 + 500, 1)
+    for k in keys:
+        assert leaves.forget(k, 1)[1] == 0
+    assert len(leaves) == 0 and not leaves._folder_ids
+    leaves.add(keys[0], 7)              # a freed folder number is used again
+    assert leaves.get(keys[0]) == (7, 1) and len(leaves._folders) == n // per_folder
+
+
 def test_listed_files_are_held_compactly_under_their_folder():
     t = InodeTable(Dir("r", children=[]), 0)
     folder_entry = Dir("d", children=[])
@@ -102,7 +133,7 @@ def _held(t: InodeTable) -> dict[int, tuple[int, int]]:
     """Every inode the table holds: (lookups, leaves) of nodes, (count, -1) of listed files."""
     t._flush()
     out = {n.inode: (n.lookups, n.leaves) for n in t._nodes.values()}
-    out.update({k: (c, -1) for k, c in zip(t._leaves._keys, t._leaves._counts) if k > 1})
+    out.update({k: (c, -1) for k, _, c in t._leaves.items()})
     return out
 
 

@@ -3,13 +3,15 @@
 A pak may list a million files. One record object each (with its name, its
 path tuple and its fields) costs about a kilobyte per file; this table keeps
 
-    raw         the plain bytes of the file table, as stored in the pak: per file
-                i32 folder, u32 name length, the name, then 28 fixed bytes (unknown,
-                size, stored size, offset, class id as u32; flags as u64)
+    raw         the plain bytes of the file table but the 8 bytes stored before each
+                name (i32 folder, u32 name length: `folder` and `offsets` tell them):
+                per file the name, then 28 fixed bytes (unknown, size, stored size,
+                offset, class id as u32; flags as u64)
     offsets     array('I'), where each file's record starts in `raw`
     folder      array('i'), the folder index of each file (the tree groups by it)
 
-so 44 bytes plus the stored name per file. `table[i]` makes the PakFileRecord
+so 36 bytes plus the stored name per file (8 more, kept twice, took 8 MB of a
+million-file table). `table[i]` makes the PakFileRecord
 of file i when asked (the tree asks per folder it lists). Reading the table is
 one pass that only finds where each record starts. Version 6+ packs
 (header6.py) store the same records with more fixed bytes after the name
@@ -19,6 +21,7 @@ keeps them.
 from __future__ import annotations
 
 import bisect
+import io
 import itertools
 import operator
 import struct
@@ -32,7 +35,6 @@ from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFileRecord, PakFol
 FIXED = struct.Struct("<5IQ")
 _CHECKSUM_VERSION, _SIZE2_VERSION = 14, 17
 _HEAD = struct.Struct("<iI")
-_U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 _FIVE = struct.Struct("<5I")
 # files per columns() call of a pass over a whole table (about 2 MB of columns)
@@ -58,7 +60,8 @@ def tail_of(version: int) -> struct.Struct:
 
 
 class FileTable(Sequence[PakFileRecord]):
-    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "version", "tail", "_special", "_empty_only")
+    __slots__ = ("folders", "raw", "offsets", "folder", "grouped", "version", "tail", "_special", "_empty_only",
+                 "__weakref__")
 
     def __init__(self, folders: list[PakFolder], raw: bytes | bytearray, offsets: array, folder: array,
                  grouped: bool, empty: list[int] | None = None, version: int = 3):
@@ -86,11 +89,11 @@ class FileTable(Sequence[PakFileRecord]):
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(i)
-        at = self.offsets[i]
-        f, n = _HEAD.unpack_from(self.raw, at)
-        name = decode_name(self.raw[at + 8:at + 8 + n])
+        at, end = self.offsets[i], self._end(i) - self.tail.size
+        f = self.folder[i]
+        name = decode_name(self.raw[at:end])
         parts = self.folders[f].parts + split_name(name)
-        fields = self.tail.unpack_from(self.raw, at + 8 + n)
+        fields = self.tail.unpack_from(self.raw, end)
         v = self.version
         if v < 6:
             return PakFileRecord(i, f, name, parts, *fields)
@@ -100,16 +103,18 @@ class FileTable(Sequence[PakFileRecord]):
     def __iter__(self) -> Iterator[PakFileRecord]:
         return (self[i] for i in range(len(self)))
 
+    def _end(self, i: int) -> int:
+        """Where file i's record ends: the next one's start, or the end of the table."""
+        return self.offsets[i + 1] if i + 1 < len(self.offsets) else len(self.raw)
+
     def stored_name(self, i: int) -> str:
-        at = self.offsets[i]
-        return decode_name(self.raw[at + 8:at + 8 + _HEAD.unpack_from(self.raw, at)[1]])
+        return decode_name(self.raw[self.offsets[i]:self._end(i) - self.tail.size])
 
     def row(self, i: int) -> tuple[str, tuple[int, int, int, int, int, int]]:
         """File i's stored name and fixed fields (as fixed_fields() gives them),
         without making its record."""
         raw = self.raw
-        at = self.offsets[i] + 8
-        end = at + _U32.unpack_from(raw, at - 4)[0]
+        at, end = self.offsets[i], self._end(i) - self.tail.size
         if self.tail is FIXED:
             return decode_name(raw[at:end]), FIXED.unpack_from(raw, end)
         return decode_name(raw[at:end]), _FIVE.unpack_from(raw, end) + _U64.unpack_from(raw, end + self.tail.size - 8)
@@ -122,9 +127,9 @@ class FileTable(Sequence[PakFileRecord]):
         if self.tail is not FIXED:
             row = self.row
             return ((i, *row(i)) for i in ids)
-        raw, offsets = self.raw, self.offsets
-        starts = [offsets[i] + 8 for i in ids]
-        ends = [at + n for at, (n,) in zip(starts, map(_U32.unpack_from, itertools.repeat(raw), [at - 4 for at in starts]))]
+        raw, offsets, back = self.raw, self.offsets, FIXED.size
+        starts = [offsets[i] for i in ids]
+        ends = [e - back for e in self._ends_of(ids)]
         try:
             names = [raw[at:end].decode("utf-8") for at, end in zip(starts, ends)]
         except UnicodeDecodeError:
@@ -148,9 +153,9 @@ class FileTable(Sequence[PakFileRecord]):
             heads = [offsets[i] for i in ids]
             ends = self._ends_of(ids)
         try:
-            names = [raw[h + 8:e - back].decode() for h, e in zip(heads, ends)]
+            names = [raw[h:e - back].decode() for h, e in zip(heads, ends)]
         except UnicodeDecodeError:
-            names = [decode_name(raw[h + 8:e - back]) for h, e in zip(heads, ends)]
+            names = [decode_name(raw[h:e - back]) for h, e in zip(heads, ends)]
         return names, self._columns_at(ends)
 
     def _ends_of(self, ids) -> list[int]:
@@ -234,7 +239,7 @@ class FileTable(Sequence[PakFileRecord]):
         ids = list(itertools.compress(itertools.count(a), map(ok.__contains__, class_ids)))
         if not ids:
             return []
-        starts = [offsets[i] + 8 for i in ids]      # each name's bytes: starts[k]:ends[k]
+        starts = [offsets[i] for i in ids]      # each name's bytes: starts[k]:ends[k]
         ends = [e - tail for e in self._ends_of(ids)]
         # no "." after the last backslash: the last "." (or -1) comes before the last
         # backslash (or is -1 too); a few calls in C per file, no name sliced
@@ -245,7 +250,7 @@ class FileTable(Sequence[PakFileRecord]):
     def names_longer_than(self, limit: int) -> list[int]:
         """Files whose stored name is more than `limit` bytes (from the records'
         lengths: no name decoded, no record made)."""
-        over = limit + 8 + self.tail.size       # a record: folder and name length, the name, the fixed tail
+        over = limit + self.tail.size       # a record: the name, the fixed tail
         lengths = map(operator.sub, self._ends(), self.offsets)
         return list(itertools.compress(itertools.count(), map(over.__lt__, lengths)))
 
@@ -262,8 +267,7 @@ class FileTable(Sequence[PakFileRecord]):
         at = raw.find(b"\\")
         while at >= 0:      # a backslash in a name, or in the binary fields (then skipped)
             i = bisect.bisect_right(offsets, at) - 1
-            start = offsets[i] + 8
-            if start <= at < start + _HEAD.unpack_from(raw, offsets[i])[1]:
+            if at < self._end(i) - self.tail.size:     # in the name (offsets[i] <= at)
                 found.add(i)
             at = raw.find(b"\\", at + 1)
         found.update(self._special or ())    # the empty names read_files found
@@ -282,13 +286,15 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
     bytes `more(n)` hands out (up to n at a time, b"" at the end), feeding
     exactly the table's bytes to `digest` (an md5 object). Returns the table
     and its size in bytes."""
-    raw = bytearray()
-    offsets = array("I")
-    folder = array("i")
+    # parsed records go to `out` (FileTable.raw), whose value has exactly its length (a
+    # bytearray grown by pieces keeps up to an eighth spare, and a copy to bytes took 45 MB
+    # more while a million-file table was read); `raw`: the bytes not in `out` yet, as
+    # stored, from `base` on (about a piece), from the start of file `done`
+    out, raw, offsets, folder = io.BytesIO(), bytearray(), array("I"), array("i")
     head = _HEAD.unpack_from
     step = 8 + tail_of(version).size      # a record's bytes but its name
     add_offset, add_folder = offsets.append, folder.append
-    pos = have = i = 0
+    base = pos = have = i = done = 0
     empty = []
     while i < count:
         # every record wholly in `raw` whose name is neither empty nor too long, in as
@@ -301,51 +307,69 @@ def read_files(more: Callable[[int], bytes], count: int, folders: list[PakFolder
             end = pos + step + n
             if end > have or not 0 < n <= MAX_NAME:
                 break
-            add_offset(pos)
+            add_offset(base + pos - 8 * i)
             add_folder(f)
             pos = end
         else:
             break
         # file i: cut off at the end of `raw`, or its name is empty or too long
         if pos + 8 > have:
-            have = _more(more, raw, i, count, pos, step)
+            raw, base, pos, done = _more(more, out, digest, offsets, raw, base, pos, done, i, count, step)
+            have = len(raw)
             continue
         f, n = head(raw, pos)
         if n > MAX_NAME:
             raise PakError(f"file name of {n} bytes is too long (limit {MAX_NAME})")
         end = pos + step + n
         if end > have:
-            have = _more(more, raw, i, count, pos, step)
+            raw, base, pos, done = _more(more, out, digest, offsets, raw, base, pos, done, i, count, step)
+            have = len(raw)
             continue
-        add_offset(pos)
+        add_offset(base + pos - 8 * i)
         add_folder(f)
         empty.append(i)
         pos = end
         i += 1
-    del raw[pos:]
-    digest.update(raw)
+    _moved(out, digest, offsets, raw, base, pos, done)
+    del raw
+    data = out.getvalue()       # the buffer itself, cut to its length: no copy
     # listed folder by folder: one test per file, in C
     grouped = all(map(operator.le, folder, itertools.islice(folder, 1, None)))
-    # bytes: exactly its length (the bytearray grew by pieces and keeps spare room)
-    table = FileTable(folders, bytes(raw), offsets, folder, grouped, empty=empty, version=version)
+    table = FileTable(folders, data, offsets, folder, grouped, empty=empty, version=version)
     _check(table)
-    return table, pos
+    return table, base + pos
 
 
-def _more(more: Callable[[int], bytes], raw: bytearray, i: int, count: int, pos: int, step: int) -> int:
-    """`raw` with the next piece of the table appended; its new length. The
-    header stream goes on into the entries' data, so the piece asked for is
-    what the files left take, guessed from the records read so far (at first:
-    a record's fixed bytes and NAME_GUESS each), with a little to spare: a
-    small table is not decrypted several times over, a large one comes in a
-    few pieces."""
-    per = pos / i if i else step + NAME_GUESS
-    want = int((count - i) * per * (1 + 1 / 16)) - (len(raw) - pos)
+def _moved(out: io.BytesIO, digest, offsets: array, raw: bytearray, base: int, pos: int, done: int) -> None:
+    """raw[:pos] (at `base` in the table as stored: files `done` to the last one read)
+    fed to `digest` and written to `out` without the 8 bytes before each name."""
+    view = memoryview(raw)
+    digest.update(view[:pos])
+    heads = [offsets[j] + 8 * j - base for j in range(done, len(offsets))]
+    ends = heads[1:]
+    ends.append(pos)
+    out.write(b"".join([view[h + 8:e] for h, e in zip(heads, ends)]))
+
+
+def _more(more: Callable[[int], bytes], out: io.BytesIO, digest, offsets: array, raw: bytearray, base: int,
+          pos: int, done: int, i: int, count: int, step: int) -> tuple[bytearray, int, int, int]:
+    """raw[:pos] (files done..i-1, parsed) moved to `out` (_moved), the rest with the
+    next piece appended: (the new `raw`, where it starts in the table as stored, 0,
+    i). The header stream goes on
+    into the entries' data, so the piece asked for is what the files left take,
+    guessed from the records read so far (at first: a record's fixed bytes and
+    NAME_GUESS each), with a little to spare: a small table is not decrypted
+    several times over, a large one comes in a few pieces."""
+    _moved(out, digest, offsets, raw, base, pos, done)
+    rest = raw[pos:]
+    base += pos
+    per = base / i if i else step + NAME_GUESS
+    want = int((count - i) * per * (1 + 1 / 16)) - len(rest)
     piece = more(min(PIECE, max(MIN_PIECE, want)))
     if not piece:
         raise PakError(f"pak header truncated: file {i} of {count} is cut off")
-    raw += piece
-    return len(raw)
+    rest += piece
+    return rest, base, 0, len(offsets)
 
 
 def _check(table: FileTable) -> None:

@@ -123,9 +123,13 @@ LISTED_ENTRY_COST = 1280
 class PakTree:
     """What the folders of one open pak share: the archive, the index of its
     folders (tree/pak/index.py) and how entries are made. The table and the
-    index live in ctx.cache (made again when evicted); so do the listings."""
+    index live in ctx.cache (made again when evicted); so do the listings. An
+    index the cache does not keep (no room beside a table held outside it,
+    formats/pak/tablecache.py) is held here, counted in the cache's bound: made
+    per listing, it cost a pass over the table per folder."""
 
-    __slots__ = ("arc", "ctx", "mtime", "root_extra", "columns", "_index_key", "_bad", "_bad_rows")
+    __slots__ = ("arc", "ctx", "mtime", "root_extra", "columns", "_index_key", "_bad", "_bad_rows", "_index",
+                 "_index_lock")
 
     def __init__(self, arc: PakArchive | PackArchive, ctx: TreeContext, mtime: int, root_extra: list[Entry]):
         self.arc, self.ctx, self.mtime, self.root_extra = arc, ctx, mtime, root_extra
@@ -134,6 +138,8 @@ class PakTree:
                                    ctx.gbx_mode == "folder", self.static_rows)
         self._index_key = ("pak.index", arc)
         self._bad = self._bad_rows = None
+        self._index: PakIndex | None = None
+        self._index_lock = Lock()
 
     def file_row(self, rows: Rows, i: int, index: int) -> PakEntryFile:
         """The PakEntryFile of row i of a listing (tree/pak/listed.py), table index `index`:
@@ -158,14 +164,23 @@ class PakTree:
         return rows
 
     def index(self) -> PakIndex:
-        arc = self.arc
-        return self.ctx.cache.get_or_make(self._index_key, lambda: _made_index(arc.files))
+        index = self._index
+        if index is not None:
+            return index
+        arc, cache = self.arc, self.ctx.cache
+        index = cache.get_or_make(self._index_key, lambda: _made_index(arc.files))
+        if cache.peek(self._index_key) is not index:
+            with self._index_lock:
+                if self._index is None and cache.peek(self._index_key) is not index:
+                    self._index = index
+                    cache.hold(index, index.nbytes)
+        return index
 
     def in_memory(self) -> tuple[FileTable, PakIndex] | None:
         """The table and the index if both are in memory now (no reading or parsing needed).
         The index is looked at without counting a use (asked per folder listed: the
         table's use counts for both)."""
-        index = self.ctx.cache.peek(self._index_key)
+        index = self._index if self._index is not None else self.ctx.cache.peek(self._index_key)
         table = self.arc.table_in_memory() if index is not None else None
         return None if table is None else (table, index)
 

@@ -49,7 +49,7 @@ class _Node:
 
 
 class PakIndex:
-    __slots__ = ("nodes", "order", "starts", "special", "nbytes", "counts", "mixed")
+    __slots__ = ("nodes", "order", "starts", "special", "nbytes", "counts", "mixed", "__weakref__")
 
     def __init__(self, table: FileTable):
         self.nodes = [_Node()]

@@ -199,8 +199,13 @@ def test_file_records_in_any_pieces_are_the_records_one_by_one(seed):
             continue
         digest = hashlib.md5()
         table, size = read_files(more, count, folders, digest)
-        assert size == len(table_raw) and table.raw == table_raw and digest.digest() == hashlib.md5(table_raw).digest()
-        assert list(table.offsets) == [p for p, _, _ in recs] and list(table.folder) == [f for _, f, _ in recs]
+        assert size == len(table_raw) and digest.digest() == hashlib.md5(table_raw).digest()
+        # kept: each record but its folder and name length (the offsets' and the folder column's)
+        assert table.raw == b"".join(table_raw[p + 8:p + 8 + n + FIXED.size] for p, _, n in recs)
+        assert list(table.offsets) == [p - 8 * i for i, (p, _, _) in enumerate(recs)]
+        assert list(table.folder) == [f for _, f, _ in recs]
+        assert [table.stored_name(i) for i in range(count)] == [decode_name(table_raw[p + 8:p + 8 + n])
+                                                               for p, _, n in recs]
         assert table.grouped == all(a <= b for a, b in zip(table.folder, table.folder[1:]))
         assert table.special() == [i for i, (_, _, n) in enumerate(recs)
                                    if len(split_name(table.stored_name(i))) != 1]
@@ -231,8 +236,8 @@ def _without_extension_reference(table, wanted):
     out = []
     for i in range(len(table)):
         at = table.offsets[i]
-        n = struct.unpack_from("<I", table.raw, at + 4)[0]
-        name = table.raw[at + 8:at + 8 + n]
+        end = table.offsets[i + 1] if i + 1 < len(table) else len(table.raw)
+        name = table.raw[at:end - FIXED.size]
         if wanted(table.row(i)[1][4]) and b"." not in name.rpartition(b"\\")[2]:
             out.append(i)
     return out
