@@ -5,6 +5,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gbxfs.formats.gbx.dump import F32Texts
 from gbxfs.tree.cache import ByteLRU
 
 
@@ -28,3 +29,6 @@ class TreeContext:
     # turns a named byte source into a tree entry (a folder view or a plain file);
     # set by the tree builder, used by container views (paks, GBX embedded files)
     open_child: Callable[..., Any] | None = None
+    # the texts of floats recently written in chunk dumps (formats/gbx/dump.py), kept
+    # across the dumps of one tree: nine in ten floats of a dump were seen before
+    f32_texts: F32Texts = field(default_factory=F32Texts)
