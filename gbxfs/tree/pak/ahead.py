@@ -23,8 +23,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
-from gbxfs.formats.pak.batch import decrypt_streams
-from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
+from gbxfs.formats.pak import SMALL_ENTRY, decrypt_streams
+from gbxfs.tree.pak.entry import PakEntry
 
 # what one batch verifies at most: entries and bytes (the bytes stay in the cache
 # until served, so two batches in flight hold about 2 MiB)

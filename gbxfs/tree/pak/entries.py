@@ -14,10 +14,7 @@ from threading import Lock
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
-from gbxfs.formats.pak.errors import EntryError
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak import SMALL_ENTRY, FileTable
 from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.parse import GbxParse
@@ -25,7 +22,9 @@ from gbxfs.tree.gbx.status import status_of_entry
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry
 from gbxfs.tree.pak.ahead import read_ahead, take_mark
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.tree.pak.columns import FileColumns
+from gbxfs.tree.pak.entry import PakEntry
 from gbxfs.tree.pak.files import PakEntryFile, PakEntrySource, _record_xattrs
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME, PROOF_XATTR
@@ -262,7 +261,7 @@ class PakFolder(Dir):
 
     def _shown(self, kids: Rows) -> Mapping[str, Entry]:
         """The listing as shown: with error.txt once an entry is known to be unverifiable."""
-        if not EntryError.any_set:      # no entry anywhere ever found bad: nothing to look for
+        if not self._tree.arc.entries.any_error:    # no entry of the pak ever found bad: nothing to look for
             return kids
         # entries not made yet are unread: only a made one can know it is unverifiable
         bad = [(e.rec, e.error) for e in map(_pak_entry, kids.made()) if e is not None and e.error]
