@@ -35,7 +35,8 @@ from gbxfs.formats.pak import (
     static_error,
     static_rows,
 )
-from gbxfs.tree.pak.entry import EntryGroup, PakEntry
+from gbxfs.tree.pak.entry import PakEntry
+from gbxfs.tree.pak.group import EntryGroup
 from gbxfs.tree.pak.pieces import NoCache
 from gbxfs.tree.pak.tablecache import HeldTable, TableView
 

@@ -26,8 +26,8 @@ from gbxfs.formats.pak import (
     rows_of,
     static_error6,
 )
-from gbxfs.tree.pak.entry import EntryGroup
 from gbxfs.tree.pak.entry6 import PackEntry
+from gbxfs.tree.pak.group import EntryGroup
 from gbxfs.tree.pak.pieces import NoCache
 from gbxfs.tree.pak.tablecache import HeldTable, TableView
 

@@ -39,20 +39,8 @@ from gbxfs.formats.pak import (
     refusal,
     static_error,
 )
+from gbxfs.tree.pak.group import EntryGroup
 from gbxfs.tree.pak.pieces import DecryptAhead, NoCache, StoredPieces
-
-
-class EntryGroup:
-    """What the entries of one archive share: whether any of them ever found an
-    error (so that a folder need not look at each of its entries' while none
-    did), and the lock that starts a compressed entry's decryption ahead once
-    (pieces.py)."""
-
-    __slots__ = ("any_error", "starting")
-
-    def __init__(self) -> None:
-        self.any_error = False
-        self.starting = threading.Lock()
 
 
 class PakEntry(StoredPieces):
