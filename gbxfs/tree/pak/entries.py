@@ -327,7 +327,7 @@ class PakFolder(Dir):
         into the cache (worker thread; tree/pak/ahead.py): their reads are then
         answered from the trio loop, and a served entry leaves the cache. Not
         `background`: `name` in a batch in flight is waited for, not read again."""
-        read_ahead(self, name, background)
+        read_ahead(self, name, self._tree.arc.entries, background)
 
     def ahead_items(self, after: str | None) -> Iterator[tuple[str, object]]:
         """("dir", folder) or ("file", PakEntry) for the children listed from
