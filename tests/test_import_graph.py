@@ -177,5 +177,6 @@ def test_the_tree_imports_pak_names_from_the_package_api():
             elif isinstance(node, ast.Import):
                 wrong += [f"{mod}: import {a.name}" for a in node.names if a.name.startswith("gbxfs.formats.pak")]
     assert wrong == []
+    assert sorted(pak.__all__) == sorted([*pak._HOME, *pak._MODULES])    # one list, the loader's
     for name in pak.__all__:       # and each one is there
         assert getattr(pak, name) is not None

@@ -23,7 +23,37 @@ from __future__ import annotations
 
 import importlib
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:     # what type checkers see: the same names, imported at once
+    from gbxfs.formats.pak import keyfile, packgbx, packlist
+    from gbxfs.formats.pak.archive import check_pak, peek_version, read_pak_header
+    from gbxfs.formats.pak.archive6 import check_pack, read_pack_header, read_pack_table
+    from gbxfs.formats.pak.batch import decrypt_streams
+    from gbxfs.formats.pak.cipher import BLOCK, PAGE, PakKey, align8
+    from gbxfs.formats.pak.cipher6 import pack_key
+    from gbxfs.formats.pak.entry import SMALL_ENTRY, STORED_PIECE, gbx_pass, inflate_whole, kind_of
+    from gbxfs.formats.pak.entry6 import (
+        LZ4_HEAD,
+        PREFIX,
+        Lz4Source,
+        decrypt_from_start,
+        lz4_starts_gbx,
+        lz4_whole,
+        static_error6,
+    )
+    from gbxfs.formats.pak.errors import PakError
+    from gbxfs.formats.pak.gbxentry import GBX_MAGIC, GbxPass, GbxWalk
+    from gbxfs.formats.pak.header import KNOWN_VERSIONS, PakHeader
+    from gbxfs.formats.pak.header6 import Pack6Table
+    from gbxfs.formats.pak.metadata import Metadata, read_metadata
+    from gbxfs.formats.pak.records import COMPRESSED_FLAGS, PakFileRecord, plain_component
+    from gbxfs.formats.pak.seekinflate import CHUNK, IN_PIECE, SeekableInflate
+    from gbxfs.formats.pak.stream import plain_range, read_exact
+    from gbxfs.formats.pak.table import FileTable
+    from gbxfs.formats.pak.tablecheck import rows_of, static_check, static_error, static_rows
+    from gbxfs.formats.pak.tablesum import TableSums, roots, scan, sums
+    from gbxfs.formats.pak.verification import ADLER32, LZ4_VERSION, RECOVERED, by_storage, no_checksum, refusal
 
 # name -> the module of this package that defines it
 _HOME = MappingProxyType({
@@ -53,7 +83,16 @@ _HOME = MappingProxyType({
 })
 _MODULES = ("packlist", "keyfile", "packgbx")
 
-__all__ = [*_HOME, *_MODULES]
+__all__ = [
+    "PakError", "BLOCK", "PAGE", "PakKey", "align8", "pack_key", "KNOWN_VERSIONS", "PakHeader", "COMPRESSED_FLAGS",
+    "PakFileRecord", "plain_component", "FileTable", "Pack6Table", "peek_version", "check_pak", "read_pak_header",
+    "check_pack", "read_pack_header", "read_pack_table", "Metadata", "read_metadata", "static_error", "static_check",
+    "static_rows", "rows_of", "TableSums", "sums", "scan", "roots", "ADLER32", "RECOVERED", "LZ4_VERSION",
+    "no_checksum", "refusal", "by_storage", "plain_range", "read_exact", "decrypt_streams", "CHUNK", "IN_PIECE",
+    "SeekableInflate", "GBX_MAGIC", "GbxPass", "GbxWalk", "SMALL_ENTRY", "STORED_PIECE", "kind_of", "inflate_whole",
+    "gbx_pass", "PREFIX", "LZ4_HEAD", "Lz4Source", "static_error6", "decrypt_from_start", "lz4_starts_gbx",
+    "lz4_whole", "packlist", "keyfile", "packgbx",
+]
 
 
 def __getattr__(name: str) -> Any:
