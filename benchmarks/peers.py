@@ -149,7 +149,7 @@ def limit_seconds(packs: Path) -> float:
 
     from Crypto.Cipher import Blowfish
 
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     from gbxfs.formats.pak.cipher import apply_folds, swap32
     from gbxfs.formats.pak.packlist import derive_key
     from gbxfs.formats.pak.writer import make_key_string

@@ -128,3 +128,55 @@ def test_gbx_primitives_import_nothing_above_them():
     for name in ("reader", "encoding", "lookback", "sources", "errors"):
         mod = f"{gbx}.{name}"
         assert imports_of(mod, mods[mod], known) <= below, mod
+
+
+# what a sans-I/O parser never needs: threads, locks, queues, an event loop
+CONCURRENCY = ("threading", "_thread", "queue", "concurrent", "trio", "asyncio", "multiprocessing")
+
+
+def top_imports_in(source: str) -> set[str]:
+    """The top-level module names that `source` imports, anywhere in it."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.add(node.module.partition(".")[0])
+    return out
+
+
+def test_top_imports_see_every_spelling():
+    source = "import threading\nfrom concurrent.futures import Future\n\ndef f():\n    import queue as q\n"
+    assert top_imports_in(source) == {"threading", "concurrent", "queue"}
+
+
+def test_formats_import_no_threads_locks_or_event_loops():
+    """gbxfs/formats is sans-I/O: bytes or read_at in, values out. What runs in threads
+    and keeps state between calls (locks, caches, background work) is the tree's."""
+    found = {}
+    for mod, path in modules().items():
+        if mod.startswith("gbxfs.formats"):
+            bad = top_imports_in(path.read_text(encoding="utf-8")) & set(CONCURRENCY)
+            if bad:
+                found[mod] = sorted(bad)
+    assert found == {}
+
+
+def test_the_tree_imports_pak_names_from_the_package_api():
+    """The tree takes the pak formats' names from gbxfs.formats.pak, each one its __all__ names."""
+    from gbxfs.formats import pak
+    wrong = []
+    for mod, path in modules().items():
+        if not mod.startswith("gbxfs.tree"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("gbxfs.formats.pak"):
+                if node.module != "gbxfs.formats.pak":
+                    wrong.append(f"{mod}: from {node.module}")
+                wrong += [f"{mod}: {a.name}" for a in node.names if a.name not in pak.__all__]
+            elif isinstance(node, ast.Import):
+                wrong += [f"{mod}: import {a.name}" for a in node.names if a.name.startswith("gbxfs.formats.pak")]
+    assert wrong == []
+    assert sorted(pak.__all__) == sorted([*pak._HOME, *pak._MODULES])    # one list, the loader's
+    for name in pak.__all__:       # and each one is there
+        assert getattr(pak, name) is not None

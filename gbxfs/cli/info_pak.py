@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gbxfs.formats.pak.archive import PakArchive, peek_version
-from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
+from gbxfs.formats.pak.archive import peek_version
+from gbxfs.formats.pak.archive6 import read_pack_header
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import MAGIC
 from gbxfs.formats.pak.tablesum import roots, sums
 from gbxfs.formats.pak.verification import by_storage
+from gbxfs.tree.pak.archive import PakArchive
+from gbxfs.tree.pak.archive6 import PackArchive
 from gbxfs.tree.pak.info import feed_text, md5_text, metadata_text, signature_text
 from gbxfs.tree.pak.keys import packlist_beside, read_packlist
 from gbxfs.tree.source import open_regular

@@ -5,6 +5,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gbxfs.formats.gbx.dump import F32Texts
 from gbxfs.tree.cache import ByteLRU
 
 
@@ -31,3 +32,6 @@ class TreeContext:
     # the mount's top folder (set by the tree builder when it is a real folder): where
     # a GBX file's references to other files are looked up (tree/gbx/nearby.py)
     root: Any = None
+    # the texts of floats recently written in chunk dumps (formats/gbx/dump.py), kept
+    # across the dumps of one tree: nine in ten floats of a dump were seen before
+    f32_texts: F32Texts = field(default_factory=F32Texts)

@@ -74,7 +74,7 @@ def test_errors_and_exit_codes(packs, tmp_path):
 
 def test_cat_of_an_unverifiable_entry_is_bad_input(tmp_path):
     from gbxfs.formats.pak import packlist
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     from gbxfs.formats.pak.writer import PakFile, make_key_string, write_packs
     ks = make_key_string("p")
     paths = write_packs(tmp_path, {"P": [PakFile("P/a.bin", bytes(range(256)) * 64)]}, key_strings={"P": ks})

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from gbxfs.cli import main
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.writer import PakFile, write_packs
 

@@ -36,7 +36,7 @@ GP2 = "codemeyer+Arg2Data/TestData/tracks/GP2-F1CT07.DAT"
 def _broken_pak(folder: Path) -> None:
     """Broken.pak: three entries, the middle one with a flipped ciphertext byte."""
     from gbxfs.formats.pak import packlist
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     from gbxfs.formats.pak.writer import PakFile, make_key_string, write_packs
 
     rnd = random.Random(7)

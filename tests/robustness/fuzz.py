@@ -94,13 +94,13 @@ def samples(fmt: str) -> tuple[Sample, ...]:
 
 
 def _pak_region(pak: bytes, key: bytes) -> tuple[int, int]:
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     h = PakArchive(lambda o, n: pak[o:o + n], len(pak), key).header
     return h.data_offset, h.meta_offset
 
 
 def _pack_region(pack: bytes) -> tuple[int, int]:
-    from gbxfs.formats.pak.archive6 import PackArchive
+    from gbxfs.tree.pak.archive6 import PackArchive
     return PackArchive(lambda o, n: pack[o:o + n], len(pack), None).data_offset, len(pack)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from gbxfs.formats.pak import packlist
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.cipher import PAGE, PakKey
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.header import CIPHER_OFFSET, IV_OFFSET, MAGIC, build_plain, read_header

@@ -19,7 +19,7 @@ from pathlib import Path
 from corpusdata import CORPUS
 
 from gbxfs.formats.pak import packlist
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.writer import PakFile, write_packs
 from gbxfs.formats.pak.writer6 import PackFile, build_pack
 

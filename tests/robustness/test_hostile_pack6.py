@@ -49,7 +49,7 @@ def test_pack_reads_then_survives_truncation_and_flips(version, flags):
 
 def test_clear_table_with_huge_counts_and_sizes():
     pack = bytearray(build_pack(_files(), version=13, key=KEY, header_flags=0, folders=FOLDERS))
-    from gbxfs.formats.pak.archive6 import PackArchive
+    from gbxfs.tree.pak.archive6 import PackArchive
     arc = PackArchive(lambda o, n: bytes(pack[o:o + n]), len(pack), None)
     start = arc.pack.header_size
     # the table's u32 fields after the md5 (offsets, sizes), then every later u32, one at a time

@@ -89,7 +89,7 @@ def test_pak_gbx_entry_keeps_no_copy_outside_the_cache():
     """A verified GBX entry's bytes go to the cache; the entry itself must not
     keep a second copy (it would outlive any cache bound)."""
     from gbxfs.formats.pak import packlist
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     from gbxfs.formats.pak.writer import PakFile, build_pak, make_key_string
 
     payload = bytes(range(256)) * (12 * 1024)       # 3 MiB in one skippable chunk of a clip

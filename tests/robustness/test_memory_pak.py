@@ -10,7 +10,7 @@ from memtrace import MiB, Traced, flush
 from robust_gbx import build_gbx, node_body
 
 from gbxfs.formats.pak import packlist
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.seekinflate import CHECKPOINT
 from gbxfs.formats.pak.writer import PakFile, build_pak, make_key_string
 from gbxfs.tree.cache import ByteLRU
@@ -55,7 +55,7 @@ def test_metadata_section_lives_in_the_cache():
 
 
 def test_metadata_cost_counts_the_headers():
-    from gbxfs.formats.pak.archive import metadata_cost
+    from gbxfs.tree.pak.archive import metadata_cost
     pak = _metadata_pak()
     arc = _open(pak, None)
     meta = arc.metadata()

@@ -1,5 +1,5 @@
 """A large pak file's first read asks for its verifying pass's input to be
-decrypted on another core (tree/pak/files.py, formats/pak/pieces.py), without
+decrypted on another core (tree/pak/files.py, tree/pak/pieces.py), without
 making its entry on the event loop."""
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def _v3_folder(tmp_path) -> Path:
 @pytest.fixture(autouse=True)
 def _test_decls(monkeypatch):
     # embedded test GBX files use test chunks: the tree must parse them with these declarations
-    from gbxfs.formats.pak import archive, archive6
+    from gbxfs.tree.pak import archive, archive6
     for mod, cls in ((archive, "PakArchive"), (archive6, "PackArchive")):
         orig = getattr(mod, cls).__init__
 

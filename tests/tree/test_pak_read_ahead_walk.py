@@ -108,15 +108,16 @@ def test_a_reader_waits_for_a_batch_in_flight_instead_of_decrypting_again(tmp_pa
     decrypted = []
     real = ahead._decrypted
     monkeypatch.setattr(ahead, "_decrypted", lambda batch: decrypted.append(list(batch)) or real(batch))
-    claimed = ahead._claim([e for _, _, e in files[:5]])     # a batch in flight holds them
+    group = folder._tree.arc.entries
+    claimed = ahead._claim([e for _, _, e in files[:5]], group)     # a batch in flight holds them
     assert len(claimed) == 5
     done = threading.Event()
     reader = threading.Thread(target=lambda: (folder.read_ahead(name), done.set()))
     reader.start()
     assert not done.wait(0.2)           # waiting for the batch, not reading
-    ahead._release(claimed[1:])
+    ahead._release(claimed[1:], group)
     assert not done.wait(0.1)           # its own entry is still in flight
-    ahead._release(claimed[:1])
+    ahead._release(claimed[:1], group)
     assert done.wait(5)
     reader.join()
     assert decrypted == [] and not first.checked    # nothing read twice: its read verifies it
@@ -125,14 +126,15 @@ def test_a_reader_waits_for_a_batch_in_flight_instead_of_decrypting_again(tmp_pa
 def test_a_background_batch_starts_after_a_batch_in_flight(tmp_path):
     data, _ = _tree(tmp_path, _files())
     files = _entries(data)
-    claimed = ahead._claim([e for _, _, e in files[:ahead.READ_AHEAD_FILES]])
+    group = files[0][0]._tree.arc.entries
+    claimed = ahead._claim([e for _, _, e in files[:ahead.READ_AHEAD_FILES]], group)
     try:
         folder, name, _ = files[ahead.READ_AHEAD_FILES // 2]
         folder.read_ahead(name, background=True)
     finally:
-        ahead._release(claimed)
+        ahead._release(claimed, group)
     got = [e.checked for _, _, e in files[: 3 * ahead.READ_AHEAD_FILES]]
     # the claimed ones are left to their batch; the next READ_AHEAD_FILES are verified
     assert got == [False] * ahead.READ_AHEAD_FILES + [True] * ahead.READ_AHEAD_FILES \
         + [False] * ahead.READ_AHEAD_FILES
-    assert not ahead._claims
+    assert not group.claims

@@ -11,7 +11,7 @@ import pytest
 from robust_stored import SAMPLE, clips, sample_pak, stored_pack
 from robust_walk import walk_folder
 
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.verification import ADLER32, NONE_LZ4, NONE_STORED
 from gbxfs.tree.context import TreeContext

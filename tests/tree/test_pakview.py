@@ -156,7 +156,7 @@ def test_corrupt_header_reported(tmp_path):
     _packs(tmp_path, [PakFile(f"R/f{i}.bin", b"x" * i) for i in range(10)])
     p = tmp_path / "Test.pak"
     data = bytearray(p.read_bytes())
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     from gbxfs.formats.pak.packlist import derive_key
     arc = PakArchive(lambda o, n: bytes(data[o:o + n]), len(data), derive_key(KS))
     data[arc.header.data_offset - 8] ^= 1
@@ -175,14 +175,12 @@ def test_truncated_pak_is_an_error_folder_not_a_crash(tmp_path):
 
 
 def test_unverifiable_raw_entry_answers_eio_and_folder_explains(tmp_path, monkeypatch):
-    from gbxfs.formats.pak.errors import EntryError
-    # as in a fresh mount: no entry was ever bad, so listings skip looking at each entry's error
-    monkeypatch.setattr(EntryError, "any_set", False)
+    # a fresh tree: no entry of the pak was ever bad, so listings skip looking at each entry's error
     files = [PakFile("R/good.bin", b"good" * 100), PakFile("R/bad.bin", bytes(range(256)) * 8)]
     _packs(tmp_path, files)
     p = tmp_path / "Test.pak"
     data = bytearray(p.read_bytes())
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     from gbxfs.formats.pak.packlist import derive_key
     arc = PakArchive(lambda o, n: bytes(data[o:o + n]), len(data), derive_key(KS))
     data[arc.header.data_offset + arc.files[1].offset + 8 + 9] ^= 0x10
@@ -195,7 +193,7 @@ def test_unverifiable_raw_entry_answers_eio_and_folder_explains(tmp_path, monkey
         bad.read(0, 10)
     assert ei.value.errno == errno.EIO
     assert bad.error                                   # known now: FUSE refuses at once
-    assert EntryError.any_set                          # and listings look for it again
+    assert folder._tree.arc.entries.any_error          # and listings look for it again
     assert "bad.bin" in read_all(folder.children()["error.txt"]).decode()
     assert folder.xattrs["user.gbxfs.error"]
     assert read_all(folder.children()["good.bin"]) == b"good" * 100

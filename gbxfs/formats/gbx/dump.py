@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 from json.encoder import encode_basestring  # what json.dumps(s, ensure_ascii=False) does to a str
 from typing import Any
 
@@ -15,26 +16,11 @@ BYTES_INLINE = 32       # byte strings up to this length are shown in full (hex)
 
 _F32 = struct.Struct("<f")
 _DIGITS = tuple(f".{d}g" for d in range(1, 10))
-# Dumps print millions of floats, nine in ten of them seen before (positions,
-# colours, 0.5...): remember the text of recent ones. Bounded by count (a float
-# and a short str, ~120 bytes each: 2 MB at most), emptied when full.
-_F32_MEMO: dict[float, str] = {}
-_F32_MEMO_MAX = 16384
+F32_TEXTS_MAX = 16384
 
 
 def f32_repr(x: float) -> str:
     """Shortest text that reads back as the same float32 (1.1, not 1.100000023841858)."""
-    s = _F32_MEMO.get(x) if x else None
-    if s is None:
-        s = _f32_shortest(x)
-        if x and not math.isnan(x):        # as keys 0.0 == -0.0 and NaN != NaN: neither is remembered
-            if len(_F32_MEMO) >= _F32_MEMO_MAX:
-                _F32_MEMO.clear()
-            _F32_MEMO[x] = s
-    return s
-
-
-def _f32_shortest(x: float) -> str:
     if math.isnan(x) or math.isinf(x):
         return repr(x)
     pack = _F32.pack
@@ -49,10 +35,28 @@ def _f32_shortest(x: float) -> str:
     return repr(x)
 
 
-def format_scalar(v: Any) -> str:
+class F32Texts(dict):
+    """f32_repr with recent answers remembered, for one dump: a dump prints up to
+    millions of floats, nine in ten of them seen before (positions, colours,
+    0.5...). `texts[x]` is f32_repr(x). Bounded by count (a float and a short str,
+    ~120 bytes each: 2 MB at most), emptied when full. Owned by whoever dumps: the
+    tree keeps one per TreeContext, shared by its threads (each dict operation is
+    atomic; two threads missing the same float both compute the same text)."""
+
+    def __missing__(self, x: float) -> str:
+        s = f32_repr(x)
+        if x and not math.isnan(x):      # as keys 0.0 == -0.0 and NaN != NaN: neither is remembered
+            if len(self) >= F32_TEXTS_MAX:
+                self.clear()
+            self[x] = s
+        return s
+
+
+def format_scalar(v: Any, f32: Callable[[float], str] = f32_repr) -> str:
+    """One value's text; `f32`: how floats are written (an F32Texts' lookup in a dump)."""
     t = type(v)                 # the common exact types first; subclasses (bool, Labeled) below
     if t is float:
-        return f32_repr(v)
+        return f32(v)
     if t is int:
         return str(v)
     if isinstance(v, bool):
@@ -62,7 +66,7 @@ def format_scalar(v: Any) -> str:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        return f32_repr(v)
+        return f32(v)
     if isinstance(v, str):
         return encode_basestring(v)
     if isinstance(v, (bytes, bytearray)):
@@ -70,7 +74,7 @@ def format_scalar(v: Any) -> str:
             return f"<{len(v)} bytes: {bytes(v).hex()}>" if v else "<0 bytes>"
         return f"<{len(v)} bytes: {bytes(v[:16]).hex()}...>"
     if isinstance(v, tuple):
-        return "(" + ", ".join(map(format_scalar, v)) + ")"
+        return "(" + ", ".join([format_scalar(x, f32) for x in v]) + ")"
     if isinstance(v, NodeRef):
         return str(v)
     if v is None:
@@ -87,9 +91,11 @@ _NOT_INLINE = (dict, list, NodeRef)
 BLOCK_LINES = 4096
 
 
-def dump_lines(values: dict[str, Any], depth: int = 0) -> list[str]:
+def dump_lines(values: dict[str, Any], depth: int = 0, texts: F32Texts | None = None) -> list[str]:
+    """The dump's lines; `texts`: the floats' texts remembered across calls (a fresh
+    F32Texts when None)."""
     out: list[str] = []
-    _dump_into(out, values, INDENT * depth, None)
+    _dump_into(out, values, INDENT * depth, None, (texts if texts is not None else F32Texts()).__getitem__)
     return out
 
 
@@ -101,20 +107,21 @@ class _Blocks(list):
         self.done = done
 
 
-def _dump_into(out: list[str], values: dict[str, Any], pad: str, blocks: _Blocks | None) -> None:
+def _dump_into(out: list[str], values: dict[str, Any], pad: str, blocks: _Blocks | None,
+               f32: Callable[[float], str]) -> None:
     append = out.append
     for name, v in values.items():
         t = type(v)
         if t is float:              # most values: plain numbers
-            append(f"{pad}{name} = {f32_repr(v)}")
+            append(f"{pad}{name} = {f32(v)}")
         elif t is int:
             append(f"{pad}{name} = {v}")
         elif isinstance(v, dict):
             append(f"{pad}{name}:")
-            _dump_into(out, v, pad + INDENT, blocks)
+            _dump_into(out, v, pad + INDENT, blocks, f32)
         elif isinstance(v, list):
             if len(v) <= INLINE_LIST and not any(isinstance(x, _NOT_INLINE) for x in v):
-                append(f"{pad}{name} = [" + ", ".join(map(format_scalar, v)) + "]")
+                append(f"{pad}{name} = [" + ", ".join([format_scalar(x, f32) for x in v]) + "]")
             else:
                 append(f"{pad}{name}: {len(v)} item{'s' if len(v) != 1 else ''}")
                 inner = pad + INDENT
@@ -122,31 +129,31 @@ def _dump_into(out: list[str], values: dict[str, Any], pad: str, blocks: _Blocks
                 for i, x in enumerate(v):
                     if isinstance(x, dict):
                         append(f"{inner}[{i}]")
-                        _dump_into(out, x, deeper, blocks)
+                        _dump_into(out, x, deeper, blocks, f32)
                     else:
-                        append(f"{inner}[{i}] = {format_scalar(x)}")
+                        append(f"{inner}[{i}] = {format_scalar(x, f32)}")
                     if blocks is not None and len(out) > BLOCK_LINES:
                         blocks.append(blocks.done("\n".join(out)))
                         out.clear()
         else:
-            append(f"{pad}{name} = {format_scalar(v)}")
+            append(f"{pad}{name} = {format_scalar(v, f32)}")
 
 
-def dump_values(values: dict[str, Any]) -> str:
-    """The `.txt` dump of one chunk's values."""
-    return _dump(values, str, "\n")
+def dump_values(values: dict[str, Any], texts: F32Texts | None = None) -> str:
+    """The `.txt` dump of one chunk's values (`texts`: as dump_lines)."""
+    return _dump(values, str, "\n", texts)
 
 
-def dump_bytes(values: dict[str, Any]) -> bytes:
+def dump_bytes(values: dict[str, Any], texts: F32Texts | None = None) -> bytes:
     """dump_values encoded as UTF-8 (errors replaced), block by block: a large
     dump is never held as lines, text and bytes at once."""
-    return _dump(values, lambda text: text.encode("utf-8", "replace"), b"\n")
+    return _dump(values, lambda text: text.encode("utf-8", "replace"), b"\n", texts)
 
 
-def _dump(values: dict[str, Any], done, newline):
+def _dump(values: dict[str, Any], done, newline, texts: F32Texts | None):
     out: list[str] = []
     blocks = _Blocks(done)
-    _dump_into(out, values, "", blocks)
+    _dump_into(out, values, "", blocks, (texts if texts is not None else F32Texts()).__getitem__)
     if out:
         blocks.append(done("\n".join(out)))
         out.clear()

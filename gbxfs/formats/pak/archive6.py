@@ -1,42 +1,38 @@
-"""A ManiaPlanet/TM2020 pack (.Pack.Gbx, "NadeoPak" versions 6-18), opened
-as far as the keys at hand allow.
+"""Opening a ManiaPlanet/TM2020 pack (.Pack.Gbx, "NadeoPak" versions 6-18) as
+far as the keys at hand allow: its plain header, then its file table.
 
-    arc = PackArchive(read_at, size, key_or_None)
-    arc.pack            # the plain header (packgbx.PackHeader), always
-    arc.table_error     # why the file table is not shown (private header, no key), else None
-    arc.files, arc.folders, arc.entry(rec)   # files: a table.FileTable kept in the cache (tablecache.py)
+    pack = read_pack_header(read_at, size)              # packgbx.PackHeader, always
+    table = read_pack_table(read_at, size, version, pack, key_or_None)
+    table.table, table.error, table.data_offset
 
 Without any key: the plain header always; the file table when the header
 is stored in clear or under the public default header key; the files
 flagged PublicFile/ForceNoCrypt. With the pack's key (packlist.dat entry or
-key file): everything else too.
+key file): everything else too. The tree's PackArchive (tree/pak/archive6.py)
+keeps an open pack.
 """
 from __future__ import annotations
 
-import threading
-import weakref
-from typing import Any
+from dataclasses import dataclass
 
 from gbxfs.formats.pak import packgbx
-from gbxfs.formats.pak.archive import peek_version
 from gbxfs.formats.pak.cipher import BLOCK
 from gbxfs.formats.pak.cipher6 import header_encrypted, header_key, pack_key
-from gbxfs.formats.pak.entry6 import PackEntry, static_error6
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.header import PakFileRecord
 from gbxfs.formats.pak.header6 import Pack6Table, PlainStream, read_table
-from gbxfs.formats.pak.metadata import Metadata
-from gbxfs.formats.pak.pieces import NoCache
-from gbxfs.formats.pak.stream import EncryptedStream
-from gbxfs.formats.pak.table import FileTable
-from gbxfs.formats.pak.tablecache import HeldTable, TableView
-from gbxfs.formats.pak.tablecheck import rows_of
+from gbxfs.formats.pak.stream import EncryptedStream, ReadAt
 
 FIRST_VERSION, LAST_VERSION = 6, 18
 HEADER_READS = (64 << 10, 1 << 20, 16 << 20)   # plain header: small, big, huge (seed: HeaderMaxSize)
 
 
-def read_pack_header(read_at, size: int) -> packgbx.PackHeader:
+def check_pack(version: int) -> None:
+    """PakError unless a pack of `version` can be opened here."""
+    if not FIRST_VERSION <= version <= LAST_VERSION:
+        raise PakError(f"unsupported pack version {version} (known: {FIRST_VERSION}-{LAST_VERSION})", 8)
+
+
+def read_pack_header(read_at: ReadAt, size: int) -> packgbx.PackHeader:
     """The plain header, reading more of the file only when it is longer."""
     err = None
     for n in HEADER_READS:
@@ -46,131 +42,40 @@ def read_pack_header(read_at, size: int) -> packgbx.PackHeader:
             err = e
             if n >= size:
                 break
-    raise err  # type: ignore[misc]  # set: HEADER_READS is not empty
+    raise err  # type: ignore[misc]
 
 
-class PackArchive:
-    def __init__(self, read_at, size: int, key: bytes | None, *, cache: Any = None, decls: Any = None,
-                 verified_only: bool = False):
-        self._read_at = read_at
-        self.size = size
-        self.version = peek_version(read_at, size)
-        if not FIRST_VERSION <= self.version <= LAST_VERSION:
-            raise PakError(f"unsupported pack version {self.version} (known: {FIRST_VERSION}-{LAST_VERSION})", 8)
-        self.pack = read_pack_header(read_at, size)
-        self.key = key
-        self._cache = cache if cache is not None else NoCache()
-        # refuse (as an entry error) what no checksum can prove (verification.py)
-        self.verified_only = verified_only
-        self._decls = decls
-        self._cipher = pack_key(self.version, key) if key is not None else None
-        self.table: Pack6Table | None = None
-        self.table_error: str | None = None
-        self.data_offset = 0
-        self._entries: weakref.WeakValueDictionary[int, PackEntry] = weakref.WeakValueDictionary()
-        self._lock = threading.Lock()
-        self._table: HeldTable | None = None
-        self._empty = FileTable.empty(version=self.version)
-        self.table = self._read_table()
-        if self.table is not None:
-            # as archive.py: the file table lives in the cache, read again when evicted
-            assert isinstance(self.table.files, FileTable)  # as read_table made it
-            self._table = HeldTable(self.table.files, self._cache, (object(), "table"), self._reload_table)
-            self.table.files = TableView(self._table)
+@dataclass(frozen=True)
+class PackTable:
+    table: Pack6Table | None    # None: not shown (`error` says why)
+    error: str | None
+    data_offset: int            # where the files' data offsets count from
 
-    @property
-    def header_flags(self) -> int:
-        return self.pack.decrypt_flags
 
-    @property
-    def header_mode(self) -> str:
-        f = self.header_flags & 3
-        return {0: "clear", 2: "default key (public)", 1: "private key", 3: "private key + default key"}[f]
-
-    def _read_table(self) -> Pack6Table | None:
-        start = self.pack.header_size
-        if header_encrypted(self.header_flags):
-            hkey = header_key(self.header_flags, self.key)
-            if hkey is None:
-                self.table_error = ("the file table is encrypted with the pack's own key (header flags "
-                                    f"{self.header_flags:#x}), which is not public: give it with --packlist")
-                return None
-            length = (self.size - start - BLOCK) & ~(BLOCK - 1)
-            if length <= 0:
-                raise PakError("pack truncated: no room for its encrypted header")
-            stream: EncryptedStream | PlainStream = EncryptedStream(self._read_at, pack_key(self.version, hkey), start,
-                                                                    length)
-        else:
-            length = self.size - start
-            stream = PlainStream(self._read_at, start, length)
-        try:
-            table = read_table(stream, self.version, length)
-        except PakError as e:
-            raise PakError(f"file table does not decode (wrong key or corrupt pack): {e.reason}") from None
-        if self.version >= 15:
-            if self.pack.header_max_size is None:
-                raise PakError("version 15+ pack without HeaderMaxSize")
-            self.data_offset = self.pack.header_max_size
-        else:
-            self.data_offset = table.data_offset or 0
-        return table
-
-    def _reload_table(self) -> FileTable:
-        again = self._read_table()
-        t = self.table
-        assert t is not None        # a table to reload is one that was read
-        if again is None or (again.stored_md5, again.plain_size) != (t.stored_md5, t.plain_size):
-            raise PakError("the pack's file table changed since it was opened")
-        assert isinstance(again.files, FileTable)   # as read_table made it
-        return again.files
-
-    @property
-    def table_loads(self) -> int:
-        """Times the file table was read (once, plus once per eviction; 0: no table)."""
-        return self._table.loads if self._table else 0
-
-    @property
-    def folders(self):
-        return self.table.folders if self.table else []
-
-    @property
-    def files(self) -> FileTable:
-        """The file table: from the cache, or read again (once for all threads asking)."""
-        return self._table.get() if self._table else self._empty
-
-    def table_in_memory(self) -> FileTable | None:
-        """The file table if it is in memory now (no reading needed), else None."""
-        return self._table.in_memory() if self._table else self._empty
-
-    def metadata(self) -> Metadata:
-        """Versions 6+ keep GBX headers in a section whose layout is not public: none here."""
-        return Metadata()
-
-    def gbx_header(self, index: int) -> bytes | None:
-        return None
-
-    def static_error(self, size: int, stored_size: int, offset: int, flags: int) -> str | None:
-        """What entry() of a file with these table fields would find wrong before
-        reading anything (None: nothing), without making the entry."""
-        return static_error6(self.size, self.data_offset + offset, size, stored_size, flags, self.version,
-                             self._cipher is not None)
-
-    def static_check(self):
-        """static_error's verdict (true: it names something) for the same fields."""
-        static = self.static_error
-        return lambda size, stored_size, offset, flags: static(size, stored_size, offset, flags) is not None
-
-    def static_rows(self):
-        """static_check over columns (tablecheck.rows_of): the bad files of a block."""
-        return rows_of(self.static_check())
-
-    def entry(self, rec: PakFileRecord) -> PackEntry:
-        e = self._entries.get(rec.index)
-        if e is None:
-            with self._lock:
-                e = self._entries.get(rec.index)
-                if e is None:
-                    e = PackEntry(self._read_at, self.size, self._cipher, self.data_offset, rec, self._cache,
-                                  self._decls, self.verified_only)
-                    self._entries[rec.index] = e
-        return e
+def read_pack_table(read_at: ReadAt, size: int, version: int, pack: packgbx.PackHeader,
+                    key: bytes | None) -> PackTable:
+    """The pack's file table, decrypted when its header flags say so (PakError:
+    it does not decode)."""
+    start = pack.header_size
+    flags = pack.decrypt_flags
+    if header_encrypted(flags):
+        hkey = header_key(flags, key)
+        if hkey is None:
+            return PackTable(None, "the file table is encrypted with the pack's own key (header flags "
+                             f"{flags:#x}), which is not public: give it with --packlist", 0)
+        length = (size - start - BLOCK) & ~(BLOCK - 1)
+        if length <= 0:
+            raise PakError("pack truncated: no room for its encrypted header")
+        stream: EncryptedStream | PlainStream = EncryptedStream(read_at, pack_key(version, hkey), start, length)
+    else:
+        length = size - start
+        stream = PlainStream(read_at, start, length)
+    try:
+        table = read_table(stream, version, length)
+    except PakError as e:
+        raise PakError(f"file table does not decode (wrong key or corrupt pack): {e.reason}") from None
+    if version >= 15:
+        if pack.header_max_size is None:
+            raise PakError("version 15+ pack without HeaderMaxSize")
+        return PackTable(table, None, pack.header_max_size)
+    return PackTable(table, None, table.data_offset or 0)

@@ -15,7 +15,6 @@ plain = D(C) ^ prev ^ ivXor.
 from __future__ import annotations
 
 import bisect
-import threading
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -59,19 +58,22 @@ class PakKey:
         self.key = bytes(key)
         self._swapped = swap32(key)
         # Blowfish's key schedule costs ~250 us, more than decrypting a small
-        # entry: decryption runs CBC itself over one ECB object per thread
-        # (ECB decryption of a whole buffer, then one XOR with the shifted
-        # ciphertext: two C calls, both releasing the GIL)
-        self._local = threading.local()
+        # entry: decryption runs CBC itself over one ECB object per key (ECB
+        # decryption of a whole buffer, then one XOR with the shifted ciphertext:
+        # two C calls, both releasing the GIL). An ECB object keeps no state
+        # between calls (its key schedule is only read), so threads share it.
+        self._ecb: Any = None
 
     def _cbc(self, iv: bytes):
         return Blowfish.new(self._swapped, Blowfish.MODE_CBC, iv=swap32(iv))
 
     def ecb(self):
-        """This thread's ECB object (Blowfish's big-endian words: feed it swap32'd blocks)."""
-        e = getattr(self._local, "ecb", None)
+        """The key's ECB object (Blowfish's big-endian words: feed it swap32'd blocks),
+        made on first use. Two threads making it at once make two equal ones, and
+        the last kept replaces the other: no lock needed."""
+        e = self._ecb
         if e is None:
-            e = self._local.ecb = Blowfish.new(self._swapped, Blowfish.MODE_ECB)
+            e = self._ecb = Blowfish.new(self._swapped, Blowfish.MODE_ECB)
         return e
 
     def cbc_decrypt(self, prev: bytes, cipher: bytes) -> bytes:

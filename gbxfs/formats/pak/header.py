@@ -24,9 +24,9 @@ from gbxfs.formats.pak.records import (  # noqa: F401
     PUBLIC_FILE_FLAG,
     PakFileRecord,
     PakFolder,
-    _component,
     decode_name,
     make_folders,
+    plain_component,
     split_name,
 )
 from gbxfs.formats.pak.stream import READ_AHEAD, PageReader

@@ -79,7 +79,7 @@ def decode_name(raw: bytes | bytearray) -> str:
         return raw.decode("latin-1")
 
 
-def _component(name: str) -> str:
+def plain_component(name: str) -> str:
     # A pak path must not escape its folder or smuggle a separator.
     name = name.replace("/", "_").replace("\0", "_")
     return "_" + name if name in (".", "..") else name
@@ -87,7 +87,7 @@ def _component(name: str) -> str:
 
 def split_name(name: str) -> tuple[str, ...]:
     if "\\" not in name:     # nearly every name: one component
-        return (_component(name),) if name else ()
+        return (plain_component(name),) if name else ()
     if name.find("\\") == len(name) - 1:    # "Name\\": nearly every folder name
-        return (_component(name[:-1]),) if len(name) > 1 else ()
-    return tuple(_component(p) for p in name.split("\\") if p)
+        return (plain_component(name[:-1]),) if len(name) > 1 else ()
+    return tuple(plain_component(p) for p in name.split("\\") if p)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Hashable
 
 from gbxfs.formats.gbx.decl import registry
-from gbxfs.formats.gbx.dump import dump_bytes
+from gbxfs.formats.gbx.dump import F32Texts, dump_bytes
 from gbxfs.formats.gbx.model import Chunk
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.cached import CachedFile, ParsedBytesFile
@@ -57,9 +57,10 @@ def xml_text(chunk: Chunk) -> str | None:
     return v if isinstance(v, str) and v.strip() else None
 
 
-def render_chunk_txt(chunk: Chunk) -> bytes:
+def render_chunk_txt(chunk: Chunk, texts: F32Texts | None = None) -> bytes:
+    """A chunk's .txt; `texts`: the tree's remembered float texts (TreeContext.f32_texts)."""
     if chunk.values is not None:
-        text = dump_bytes(chunk.values)
+        text = dump_bytes(chunk.values, texts)
         if chunk.error is not None:   # decoded in part: say where it stopped
             text += f"# decoding stopped: {chunk.error}\n".encode("utf-8", "replace")
         return text

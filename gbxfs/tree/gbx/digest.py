@@ -29,6 +29,7 @@ import threading
 import zlib
 from typing import Any
 
+from gbxfs.formats.gbx.dump import F32Texts
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.model import Chunk, Node
 from gbxfs.formats.gbx.nodes import node_label
@@ -147,8 +148,8 @@ def body_problems(pb: ParsedBody) -> list[tuple[str, BaseException]]:
     return found
 
 
-def render(chunk: Any, kind: str) -> bytes:
-    return render_chunk_txt(chunk) if kind == "txt" else xml_bytes(chunk)
+def render(chunk: Any, kind: str, texts: F32Texts) -> bytes:
+    return render_chunk_txt(chunk, texts) if kind == "txt" else xml_bytes(chunk)
 
 
 class BodyFiles:
@@ -181,7 +182,7 @@ class BodyFiles:
         cache = self.p.ctx.cache
         pb = cache.get(("gbx.body", self.p.source))
         if pb is not None:
-            data = render(self._chunk(pb, d, i, j), kind)
+            data = render(self._chunk(pb, d, i, j), kind, self.p.ctx.f32_texts)
             cache.grow(self._key(), d.add_text(i, j, kind, data))
             return data
         # the parse was made before and could not be kept: make it once more and
@@ -192,7 +193,7 @@ class BodyFiles:
             for cj, c in enumerate(n.chunks):
                 for k in ("txt", "xml") if c.xml_size is not None else ("txt",):
                     if d.text_size(ni, cj, k) is None:
-                        added += d.add_text(ni, cj, k, render(self._chunk(pb, d, ni, cj), k))
+                        added += d.add_text(ni, cj, k, render(self._chunk(pb, d, ni, cj), k, self.p.ctx.f32_texts))
         if cache.peek(self._key()) is d:
             cache.grow(self._key(), added)
         else:

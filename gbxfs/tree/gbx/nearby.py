@@ -98,7 +98,7 @@ class _PakFiles:
 
     def lookup(self, parts: tuple[str, ...]) -> tuple[ByteSource, tuple[str, ...]]:
         # loaded already: the source is a pak's
-        from gbxfs.formats.pak.errors import PakError
+        from gbxfs.formats.pak import PakError
         try:
             return self._lookup(parts)
         except PakError as e:

@@ -20,11 +20,11 @@ folder it is listed in (None at the top of a pak).
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
-from gbxfs.formats.pak.batch import decrypt_streams
-from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
+from gbxfs.formats.pak import SMALL_ENTRY, decrypt_streams
+from gbxfs.tree.pak.entry import PakEntry
+from gbxfs.tree.pak.group import EntryGroup
 
 # what one batch verifies at most: entries and bytes (the bytes stay in the cache
 # until served, so two batches in flight hold about 2 MiB)
@@ -59,7 +59,7 @@ def walk_from(folder, name: str) -> Iterator[PakEntry]:
         child = parent
 
 
-def read_ahead(folder, name: str, background: bool = False) -> None:
+def read_ahead(folder, name: str, group: EntryGroup, background: bool = False) -> None:
     """Verify the unread small entries from `name` on into the cache (worker
     thread), and mark the middle of the batch for the next one. Entries
     already verified or claimed by a batch in flight at the start are passed
@@ -69,27 +69,28 @@ def read_ahead(folder, name: str, background: bool = False) -> None:
     together (formats/pak/batch.py), then each is verified on its own.
     Not `background` (a reader waits for `name`): when `name` itself is in a
     batch in flight, wait for that batch to verify it rather than decrypt it
-    a second time."""
+    a second time. `group`: the pak's entries' (its batches' claims)."""
+    claims = group.claims
     batch: list[PakEntry] = []
     budget = 0
     full = False
     for scanned, e in enumerate(walk_from(folder, name)):
-        if not scanned and not background and not e.checked and e in _claims:
-            _wait(e)
+        if not scanned and not background and not e.checked and e in claims:
+            _wait(e, group)
             return
         if len(batch) >= READ_AHEAD_FILES or budget >= READ_AHEAD_BYTES:
             full = True
             break
         if scanned >= SCAN_LIMIT:
             break
-        taken = e.checked or e in _claims
+        taken = e.checked or e in claims
         if taken or not 0 < e.size <= SMALL_ENTRY:
             if batch and taken:
                 break
             continue
         budget += e.size
         batch.append(e)
-    batch = _claim(batch)
+    batch = _claim(batch, group)
     if full and batch:
         # marked before verifying: a reader reaching it while this batch still runs
         # starts the next one, which passes over what this one claimed
@@ -101,46 +102,42 @@ def read_ahead(folder, name: str, background: bool = False) -> None:
             except OSError:
                 break   # the pak cannot be read: the entry's own read reports it
             finally:
-                _release((e,))
+                _release((e,), group)
     finally:
-        _release(batch)
+        _release(batch, group)
 
 
-# entries claimed by a batch in flight (any pak) -> True; guarded by _progress,
-# whose waiters are readers waiting for one of them (read_ahead, not background)
-_claims: dict[PakEntry, bool] = {}
-_progress = threading.Condition()
 # seconds a reader waits for a batch in flight to verify its entry; afterwards its
 # own read verifies it (the entry's lock keeps that to one verification)
 CLAIM_WAIT = 10.0
 
 
-def _claim(batch: list[PakEntry]) -> list[PakEntry]:
+def _claim(batch: list[PakEntry], group: EntryGroup) -> list[PakEntry]:
     """Claim the batch's entries, up to the first one another batch claimed
     since they were chosen (what is left is that batch's)."""
-    with _progress:
+    with group.progress:
         for i, e in enumerate(batch):
-            if e in _claims:
+            if e in group.claims:
                 batch = batch[:i]
                 break
-            _claims[e] = True
+            group.claims[e] = True
     return batch
 
 
-def _release(entries) -> None:
+def _release(entries, group: EntryGroup) -> None:
     """Drop the claims on `entries` (verified, or given up) and wake the waiters."""
-    with _progress:
+    with group.progress:
         gone = False
         for e in entries:
-            gone = _claims.pop(e, None) is not None or gone
+            gone = group.claims.pop(e, None) is not None or gone
         if gone:
-            _progress.notify_all()
+            group.progress.notify_all()
 
 
-def _wait(entry: PakEntry) -> None:
+def _wait(entry: PakEntry, group: EntryGroup) -> None:
     """Until the batch that claimed `entry` is done with it (or CLAIM_WAIT)."""
-    with _progress:
-        _progress.wait_for(lambda: entry not in _claims, CLAIM_WAIT)
+    with group.progress:
+        group.progress.wait_for(lambda: entry not in group.claims, CLAIM_WAIT)
 
 
 def _decrypted(batch: list[PakEntry]) -> list[bytes | None]:

@@ -35,7 +35,7 @@ import weakref
 from array import array
 from collections.abc import Callable, Sequence
 
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak import FileTable
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.names import typed_name
 from gbxfs.tree.rows import plain_names

@@ -14,11 +14,7 @@ from threading import Lock
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.archive6 import PackArchive
-from gbxfs.formats.pak.entry import SMALL_ENTRY, PakEntry
-from gbxfs.formats.pak.errors import EntryError
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak import SMALL_ENTRY, FileTable
 from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.parse import GbxParse
@@ -26,7 +22,10 @@ from gbxfs.tree.gbx.status import status_of_entry
 from gbxfs.tree.gbx.view import open_gbx
 from gbxfs.tree.model import BytesFile, Dir, Entry
 from gbxfs.tree.pak.ahead import read_ahead, take_mark
+from gbxfs.tree.pak.archive import PakArchive
+from gbxfs.tree.pak.archive6 import PackArchive
 from gbxfs.tree.pak.columns import FileColumns
+from gbxfs.tree.pak.entry import PakEntry
 from gbxfs.tree.pak.files import PakEntryFile, PakEntrySource, _record_xattrs
 from gbxfs.tree.pak.index import PakIndex
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME, PROOF_XATTR
@@ -125,7 +124,7 @@ class PakTree:
     folders (tree/pak/index.py) and how entries are made. The table and the
     index live in ctx.cache (made again when evicted); so do the listings. An
     index the cache does not keep (no room beside a table held outside it,
-    formats/pak/tablecache.py) is held here, counted in the cache's bound: made
+    tree/pak/tablecache.py) is held here, counted in the cache's bound: made
     per listing, it cost a pass over the table per folder."""
 
     __slots__ = ("arc", "ctx", "mtime", "root_extra", "columns", "_index_key", "_bad", "_bad_rows", "_index",
@@ -278,7 +277,7 @@ class PakFolder(Dir):
 
     def _shown(self, kids: Rows) -> Mapping[str, Entry]:
         """The listing as shown: with error.txt once an entry is known to be unverifiable."""
-        if not EntryError.any_set:      # no entry anywhere ever found bad: nothing to look for
+        if not self._tree.arc.entries.any_error:    # no entry of the pak ever found bad: nothing to look for
             return kids
         # entries not made yet are unread: only a made one can know it is unverifiable
         bad = [(e.rec, e.error) for e in map(_pak_entry, kids.made()) if e is not None and e.error]
@@ -344,7 +343,7 @@ class PakFolder(Dir):
         into the cache (worker thread; tree/pak/ahead.py): their reads are then
         answered from the trio loop, and a served entry leaves the cache. Not
         `background`: `name` in a batch in flight is waited for, not read again."""
-        read_ahead(self, name, background)
+        read_ahead(self, name, self._tree.arc.entries, background)
 
     def ahead_items(self, after: str | None) -> Iterator[tuple[str, object]]:
         """("dir", folder) or ("file", PakEntry) for the children listed from

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import errno
 
-from gbxfs.formats.pak.entry import PakEntry
-from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.seekinflate import CHUNK as LARGE
+from gbxfs.formats.pak import CHUNK as LARGE
+from gbxfs.formats.pak import PakError
 from gbxfs.tree.model import SourceFile
+from gbxfs.tree.pak.entry import PakEntry
 from gbxfs.tree.pak.info import PROOF_XATTR
 from gbxfs.tree.pak.names import CLASS_XATTR, STORED_NAME_XATTR
 

@@ -28,8 +28,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from gbxfs.formats.pak.records import _component
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak import FileTable, plain_component
 from gbxfs.tree.longnames import SURELY_FITS, fit
 
 # what one node costs (object, dicts, lists, name strings); rounded up
@@ -192,7 +191,7 @@ class PakIndex:
             if i in special:        # a sub-path: shown in the folder it names, under its last part
                 name = table[i].parts[-1]
             elif "/" in stored or "\0" in stored or stored == "." or stored == "..":
-                name = _component(stored)   # tree/pak/entries.py's naming rules (one plain component)
+                name = plain_component(stored)   # tree/pak/entries.py's naming rules (one plain component)
             else:
                 name = stored
             if "." not in name:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.tablesum import TableSums, sums
-from gbxfs.formats.pak.verification import by_storage
+from gbxfs.formats.pak import TableSums, by_storage, sums
 from gbxfs.tree.model import BytesFile, Dir, ErrorFolder
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.tree.pak.names import long_name_lines
 
 INFO_NAME = ".pak-info.txt"

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 
-from gbxfs.formats.pak import keyfile, packlist
-from gbxfs.formats.pak.errors import PakError
+from gbxfs.formats.pak import PakError, keyfile, packlist
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.source import ByteSource, read_regular
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak import FileTable
 from gbxfs.tree.gbx.index import index_files
 from gbxfs.tree.longnames import all_fit
 from gbxfs.tree.model import Entry

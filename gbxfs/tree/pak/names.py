@@ -12,7 +12,7 @@ Names that already carry an extension are never changed.
 from __future__ import annotations
 
 from gbxfs.formats.gbx import classdb
-from gbxfs.formats.pak.tablesum import TableSums, scan
+from gbxfs.formats.pak import TableSums, scan
 from gbxfs.tree.longnames import NAME_MAX, too_long
 
 STORED_NAME_XATTR = "user.pak.stored_name"

@@ -12,13 +12,10 @@ error.txt saying so. Nothing here ever fails the mount.
 """
 from __future__ import annotations
 
-from gbxfs.formats.pak import packgbx
-from gbxfs.formats.pak.archive import peek_version
-from gbxfs.formats.pak.archive6 import PackArchive, read_pack_header
-from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.tablesum import TableSums, sums
+from gbxfs.formats.pak import PakError, TableSums, packgbx, peek_version, read_pack_header, sums
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, Entry, RenderedFile
+from gbxfs.tree.pak.archive6 import PackArchive
 from gbxfs.tree.pak.entries import build_tree
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, error_dir, key_lines, typed_lines, verification_lines
 from gbxfs.tree.pak.keys import lookup_key

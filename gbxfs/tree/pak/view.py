@@ -11,11 +11,10 @@ ManiaPlanet/TM2020 packs (version 6+) go to tree/pak/pack.py.
 """
 from __future__ import annotations
 
-from gbxfs.formats.pak.archive import PakArchive, peek_version
-from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.header import KNOWN_VERSIONS
+from gbxfs.formats.pak import KNOWN_VERSIONS, PakError, peek_version
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.model import BytesFile, Dir, ErrorFolder, RenderedFile
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.tree.pak.entries import build_tree
 from gbxfs.tree.pak.info import ERROR_NAME, ERROR_XATTR, INFO_NAME, error_dir, render_info
 from gbxfs.tree.pak.keys import lookup_key

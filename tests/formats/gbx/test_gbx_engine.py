@@ -450,12 +450,14 @@ def test_f32_repr_is_shortest_round_trip():
     assert f32_repr(3.0) == "3" and f32_repr(float("nan")) == "nan"
 
 
-def test_f32_repr_remembered_texts_are_the_computed_ones():
-    """f32_repr remembers recent texts: asking again, after the memo filled and
-    emptied, or for the other zero, gives what the shortest search gives."""
+def test_f32_texts_remembered_are_the_computed_ones():
+    """A dump's F32Texts remembers recent texts: asking again, after it filled and
+    emptied, or for the other zero, gives what f32_repr gives."""
     from gbxfs.formats.gbx import dump
-    assert (f32_repr(0.0), f32_repr(-0.0), f32_repr(0.0)) == ("0", "-0", "0")
-    xs = [struct.unpack("<f", struct.pack("<f", i / 7))[0] for i in range(1, dump._F32_MEMO_MAX + 50)]
-    first = [f32_repr(x) for x in xs]
-    assert first == [dump._f32_shortest(x) for x in xs] == [f32_repr(x) for x in xs]
-    assert len(dump._F32_MEMO) <= dump._F32_MEMO_MAX
+    texts = dump.F32Texts()
+    assert (texts[0.0], texts[-0.0], texts[0.0]) == ("0", "-0", "0")
+    assert texts[float("nan")] == "nan" and not texts
+    xs = [struct.unpack("<f", struct.pack("<f", i / 7))[0] for i in range(1, dump.F32_TEXTS_MAX + 50)]
+    first = [texts[x] for x in xs]
+    assert first == [f32_repr(x) for x in xs] == [texts[x] for x in xs]
+    assert 0 < len(texts) <= dump.F32_TEXTS_MAX

@@ -18,7 +18,7 @@ from corpusdata import CORPUS, manifest_rows, parsed_gbx
 from gbxfs.formats.gbx.decl import Registry, registry
 from gbxfs.formats.gbx.decl.ast import Feed
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.writer import PakFile, build_pak
 

@@ -10,7 +10,7 @@ import pytest
 from pak_testkit import calc_ivxor_seed, reference_encrypt
 
 from gbxfs.formats.pak import header as pak_header
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.cipher import align8
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.packlist import derive_key
@@ -176,7 +176,7 @@ def test_overlong_and_short_streams_are_unverifiable():
         rec = arc.files[0]
         import dataclasses
         bad = dataclasses.replace(rec, size=declared)
-        from gbxfs.formats.pak.entry import PakEntry
+        from gbxfs.tree.pak.entry import PakEntry
         e = PakEntry(lambda o, n, d=data: d[o:o + n], len(data), arc.key, arc.header.data_offset, bad)
         assert e.check() is not None and str(declared) in e.error
 

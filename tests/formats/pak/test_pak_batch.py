@@ -9,7 +9,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from gbxfs.formats.gbx import writer as gbx_writer
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.batch import MAX_GAP, decrypt_streams
 from gbxfs.formats.pak.cipher import PakKey
 from gbxfs.formats.pak.packlist import derive_key

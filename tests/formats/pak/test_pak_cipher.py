@@ -145,3 +145,17 @@ def test_key_length_checked():
         PakKey(b"abc")
     with pytest.raises(ValueError):
         PakKey(bytes(60))
+
+
+def test_threads_sharing_one_key_decrypt_what_each_would_alone():
+    """A key's one ECB object serves every thread (its key schedule is only read):
+    many threads decrypting different streams at once get each stream's own bytes."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = random.Random(7)
+    key = PakKey(bytes(rng.randrange(256) for _ in range(16)))
+    jobs = [(bytes(rng.randrange(256) for _ in range(8)), bytes(rng.randrange(256) for _ in range(8 * 4096)))
+            for _ in range(64)]
+    alone = [PakKey(key.key).cbc_decrypt(prev, cipher) for prev, cipher in jobs]
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda job: key.cbc_decrypt(*job), jobs * 4))
+    assert together == alone * 4

@@ -113,7 +113,7 @@ from corpus_feeds import choose, corpus_gbx, feed_classes, feeds_of
 from pak_testkit import model_folds_compressed, model_folds_stored, reference_encrypt
 
 from gbxfs.formats.gbx import classdb, generation
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.cipher import align8
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.writer import PakFile, build_pak

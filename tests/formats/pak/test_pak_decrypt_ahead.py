@@ -1,5 +1,5 @@
 """A large compressed entry's verifying pass fed by decryption on another
-thread (formats/pak/pieces.py DecryptAhead): the same bytes, each piece
+thread (tree/pak/pieces.py DecryptAhead): the same bytes, each piece
 decrypted once, and a corrupt entry still refused."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from gbxfs.formats.pak import pieces
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak import pieces
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.cipher import PAGE
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.packlist import derive_key

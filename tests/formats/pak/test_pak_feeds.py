@@ -9,7 +9,7 @@ import pytest
 from pak_testkit import (CLIP, TRACK, GbxBuilder, random_body, calc_ivxor_seed, feed_bytes, leaf_track,
                          model_folds_compressed, model_folds_stored, make_test_decls, reference_encrypt)
 
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.cipher import align8
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.packlist import derive_key

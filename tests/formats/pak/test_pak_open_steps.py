@@ -17,7 +17,7 @@ from gbxfs.formats.pak import header as header_module, tablesum
 from gbxfs.formats.pak import table as table_module
 from gbxfs.formats.pak.cipher import PAGE
 from gbxfs.formats.pak.errors import PakError
-from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFolder, _component, decode_name, make_folders, split_name
+from gbxfs.formats.pak.records import MAX_DEPTH, MAX_NAME, PakFolder, plain_component, decode_name, make_folders, split_name
 from gbxfs.formats.pak.stream import PageReader
 from gbxfs.formats.pak.table import FIXED, MIN_PIECE, read_files
 
@@ -147,7 +147,7 @@ def test_split_name_is_the_component_rule():
     rng = random.Random(3)
     for _ in range(20000):
         name = "".join(rng.choices("a.\\/\0", k=rng.randint(0, 7)))
-        assert split_name(name) == tuple(_component(p) for p in name.split("\\") if p)
+        assert split_name(name) == tuple(plain_component(p) for p in name.split("\\") if p)
 
 
 def _files_reference(data: bytes, count: int, n_folders: int):
@@ -274,7 +274,7 @@ def test_opening_a_pak_decrypts_little_more_than_its_header(count):
     decrypts) the header and a little more, not a fixed 64 KiB or a table's worth
     more, however much data follows."""
     from gbxfs.formats.pak import packlist
-    from gbxfs.formats.pak.archive import PakArchive
+    from gbxfs.tree.pak.archive import PakArchive
     from gbxfs.formats.pak.stream import HEADER_AHEAD
     from gbxfs.formats.pak.writer import PakFile, build_pak, make_key_string
 

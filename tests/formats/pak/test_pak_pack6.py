@@ -13,7 +13,7 @@ from pack6_kit import (FOLDERS, GBX, KEY, RAW, combo_files, expected, feeding_gb
 from pak_testkit import make_test_decls
 
 from gbxfs.formats.pak import keyfile, packgbx
-from gbxfs.formats.pak.archive6 import PackArchive
+from gbxfs.tree.pak.archive6 import PackArchive
 from gbxfs.formats.pak.blowfish8 import Blowfish, _pi_words
 from gbxfs.formats.pak.cipher import PakKey, calc_ivxor
 from gbxfs.formats.pak.cipher6 import DEFAULT_HEADER_KEY, ChainKey, header_key, pack_key

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from gbxfs.formats.gbx import writer as gbx_writer
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.writer import PakFile, build_pak
 from gbxfs.tree.cache import ByteLRU

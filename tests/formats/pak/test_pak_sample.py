@@ -9,7 +9,7 @@ import pytest
 
 from gbxfs.formats.gbx.header import parse_header
 from gbxfs.formats.pak import packlist
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.errors import PakError
 
 

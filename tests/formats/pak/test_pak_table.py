@@ -12,8 +12,8 @@ import tracemalloc
 import pytest
 
 from gbxfs.formats.pak import archive, archive6
-from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.archive6 import PackArchive
+from gbxfs.tree.pak.archive import PakArchive
+from gbxfs.tree.pak.archive6 import PackArchive
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.records import NO_FEED_FLAG
 from gbxfs.formats.pak.tablesum import roots, sums

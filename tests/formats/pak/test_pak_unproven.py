@@ -20,8 +20,8 @@ import random
 import pytest
 from robust_stored import PACK_VERSIONS, clips, sample_pak, stored_pack, stored_pak
 
-from gbxfs.formats.pak.archive import PakArchive
-from gbxfs.formats.pak.archive6 import PackArchive
+from gbxfs.tree.pak.archive import PakArchive
+from gbxfs.tree.pak.archive6 import PackArchive
 from gbxfs.formats.pak.errors import PakError
 from gbxfs.formats.pak.verification import NONE_LZ4, NONE_STORED
 

@@ -7,7 +7,7 @@ import pytest
 from corpusdata import CORPUS, manifest_rows
 
 from gbxfs.formats import gbx
-from gbxfs.formats.pak.archive import PakArchive
+from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.formats.pak.packlist import derive_key
 from gbxfs.formats.pak.writer import PakFile, build_pak
 

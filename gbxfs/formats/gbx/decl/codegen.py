@@ -19,11 +19,18 @@ closures, errors included:
     scope analysis (scopes.py) shows that gives Frame.lookup's answer.
 The source is generated once per declaration and process (declarations do not change
 at run time); only the declarations a file uses are generated.
+
+No lock: parses run in worker threads and may have decoders written at the same time.
+Every name a generation binds in the namespace is new (one counter, whose next() is
+atomic), and what generations share (`_consts`, `_structs`) is published only once
+the names it stands for are bound: a generation never refers to a function another
+one is still writing. Two threads writing the same decoder at once write two equal
+ones; the last kept replaces the other, which only wasted the work.
 """
 from __future__ import annotations
 
 import functools
-import threading
+import itertools
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -48,9 +55,8 @@ class CodeGen:
         self.compiler = compiler
         self.ns: dict[str, Any] = dict(BASE_NS)
         self._consts: dict[tuple[type, Any], str] = {}
-        self._structs: dict[str, str] = {}     # struct name -> function name
-        self._n = 0
-        self._lock = threading.Lock()
+        self._structs: dict[str, str] = {}     # struct name -> function name (defined)
+        self._count = itertools.count(1)       # names in the namespace: K1, O2, chunk_3...
         self.cost = ItemCost(lambda name: compiler.linker.struct(name).body)
 
     def chunk_function(self, stmts: list[dsl.Stmt], file: str, fresh: bool) -> Callable:
@@ -61,17 +67,16 @@ class CodeGen:
         their first use too (tens of thousands of closures and cells for every
         declaration would be compiled at load, and every full garbage collection
         would walk them)."""
-        with self._lock:    # parses run in worker threads: names in the namespace stay unique
-            return self.function(stmts, file, functools.partial(self.compiler.block, stmts, file), fresh)
+        return self.function(stmts, file, functools.partial(self.compiler.block, stmts, file), fresh)
 
     # -- names in the namespace ---------------------------------------------------------
     def const(self, value: Any) -> str:
         key = (type(value), value) if isinstance(value, (int, float, str, bytes)) else (object, id(value))
         name = self._consts.get(key)
         if name is None:
-            self._n += 1
-            name = self._consts[key] = f"K{self._n}"
+            name = f"K{next(self._count)}"
             self.ns[name] = value
+            self._consts[key] = name        # published once bound
         return name
 
     def on_first_use(self, make: Callable[[], Callable]) -> str:
@@ -79,26 +84,24 @@ class CodeGen:
         name = self.obj(None)
 
         def first(*args: Any) -> Any:
-            with self._lock:
-                fn = self.ns[name]
-                if fn is first:
-                    fn = self.ns[name] = make()
+            fn = self.ns[name]
+            if fn is first:     # two threads here make two equal functions: either is kept
+                fn = self.ns[name] = make()
             return fn(*args)
         self.ns[name] = first
         return name
 
     def obj(self, value: Any) -> str:
         """A namespace name for an object (closures, unpackers), never shared by value."""
-        self._n += 1
-        name = f"O{self._n}"
+        name = f"O{next(self._count)}"
         self.ns[name] = value
         return name
 
     # -- functions -----------------------------------------------------------------------
     def function(self, stmts: list[dsl.Stmt], file: str, slow: Callable, fresh: bool = False) -> Callable:
-        self._n += 1
-        name = f"chunk_{self._n}"
-        em = _Emitter(self, file, False)
+        name = f"chunk_{next(self._count)}"
+        pending: dict[str, str] = {}        # the struct functions this generation writes
+        em = _Emitter(self, file, False, pending)
         if fresh:               # the chunk's frame starts empty: its scope is analysed
             em.enter(0, stmts)
         em.line(0, f"def {name}(r, f):")
@@ -108,14 +111,18 @@ class CodeGen:
         at = len(em.lines)
         em.block(stmts, 0, 1)
         em.lines[at:at] = em.charge_local()
-        return self._define(name, em)
+        fn = self._define(name, em)
+        self._structs.update(pending)       # all defined now (one may call another)
+        return fn
 
-    def struct_function(self, struct_name: str) -> str:
-        fname = self._structs.get(struct_name)
+    def struct_function(self, struct_name: str, pending: dict[str, str]) -> str:
+        """The name of a struct's function: one defined already, else one this
+        generation writes (`pending`: also those it is still writing, for recursion)."""
+        fname = self._structs.get(struct_name) or pending.get(struct_name)
         if fname is None:
-            fname = self._structs[struct_name] = f"struct_{len(self._structs)}"   # first: recursion
+            fname = pending[struct_name] = f"struct_{next(self._count)}"   # first: recursion
             sd = self.compiler.linker.struct(struct_name)
-            em = _Emitter(self, sd.file, True)
+            em = _Emitter(self, sd.file, True, pending)
             em.inlining.append(struct_name)
             em.enter(0, sd.body)            # a struct's frame is its own
             em.line(0, f"def {fname}(r, f):")     # only called from generated code: binary, in memory
@@ -136,8 +143,9 @@ class CodeGen:
 class _Emitter(FieldWriter):
     """Source lines of one function. Depth d names the scope: frame f{d}, values v{d}."""
 
-    def __init__(self, gen: CodeGen, file: str, struct: bool):
+    def __init__(self, gen: CodeGen, file: str, struct: bool, pending: dict[str, str]):
         self.gen, self.file, self.struct = gen, file, struct
+        self.pending = pending                # CodeGen.struct_function's
         self.lines: list[str] = []
         # per depth: how often each name may be set in that scope's frame, at most (None:
         # unknown, or a chunk's frame that `read chunk` shares with another chunk)
@@ -275,7 +283,7 @@ class _Emitter(FieldWriter):
         self.line(ind, f"if f0.depth >= {MAX_STRUCT_DEPTH - d}:")      # f{d}.depth >= MAX_STRUCT_DEPTH
         self.line(ind + 1, f"raise GbxError({deep})")
         if s.type in self.inlining or len(self.inlining) >= MAX_INLINE:
-            fn = self.gen.struct_function(s.type)
+            fn = self.gen.struct_function(s.type, self.pending)
             self.line(ind, f"x = new_frame({self.frame(d)})")
             self.line(ind, f"{fn}(r, x)")
             self.line(ind, "x = x.values")

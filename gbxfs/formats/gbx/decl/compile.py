@@ -295,16 +295,16 @@ class Compiler:
             call = BY_NAME[s.type].read
             return lambda r, f: call(r)
         struct_name = s.type
-        cell = self._struct_cells.get(struct_name)
-        if cell is None:    # compile each struct once; the cell allows recursion
-            cell = self._struct_cells[struct_name] = []
-            sd = self.linker.struct(struct_name)
-            cell.append(self.block(sd.body, sd.file))
+        # compiled on first read (a struct may hold itself), lock-free: a race compiles two equal ones
+        cell = self._struct_cells.setdefault(struct_name, [])
 
         def read_struct(r: GbxReader, f: Frame) -> dict[str, Any]:
             if f.depth >= MAX_STRUCT_DEPTH:
                 raise GbxError(f"{file}:{s.line}: structs nested deeper than {MAX_STRUCT_DEPTH}")
             sub = Frame(f, f.chunk_id)
+            if not cell:
+                sd = self.linker.struct(struct_name)
+                cell.append(self.block(sd.body, sd.file))
             cell[0](r, sub)
             return sub.values
         return read_struct

@@ -83,6 +83,10 @@ class ItemCost:
         self.struct_body = struct_body
         self._structs: dict[str, tuple[int, int]] = {}
 
+    # No lock (decoders are written in worker threads, codegen.py): a struct is
+    # counted as nothing more inside itself through `active` (the structs being
+    # counted by this call), not through a mark other threads could see; two threads
+    # counting the same struct keep the same result.
     def item(self, body: list[dsl.Stmt]) -> tuple[int, int]:
         """(bytes read, bytes held) of one loop item: a dict in the items list."""
         size, keys, held = self._body(body)
@@ -97,33 +101,35 @@ class ItemCost:
         size, held = self.struct(ftype)
         return size, SLOT + held
 
-    def struct(self, name: str) -> tuple[int, int]:
+    def struct(self, name: str, active: frozenset[str] = frozenset()) -> tuple[int, int]:
         known = self._structs.get(name)
         if known is None:
-            self._structs[name] = (0, 0)          # a struct inside itself counts nothing more
-            size, keys, held = self._body(self.struct_body(name))
+            if name in active:
+                return 0, 0                     # a struct inside itself counts nothing more
+            size, keys, held = self._body(self.struct_body(name), active | {name})
             known = self._structs[name] = (size, DICT[min(keys, len(DICT) - 1)] + held)
         return known
 
-    def _body(self, body: list[dsl.Stmt]) -> tuple[int, int, int]:
+    def _body(self, body: list[dsl.Stmt], active: frozenset[str] = frozenset()) -> tuple[int, int, int]:
         """(bytes read, keys set, bytes held by the values) of the statements that certainly run."""
         size = keys = held = 0
         for s in body:
             if _continues(s):
                 break
             if isinstance(s, dsl.Field):
-                n, k, h = self._field(s)
+                n, k, h = self._field(s, active)
                 size, keys, held = size + n, keys + k, held + h
             elif isinstance(s, (dsl.Loop, dsl.While)):
                 keys, held = keys + 1, held + EMPTY_LIST
             elif isinstance(s, (dsl.Let, dsl.InlineNode)):
                 keys += 1
             elif isinstance(s, dsl.If) and s.orelse:      # one of the branches certainly runs
-                n, k, h = map(min, zip(*(self._body(b) for b in [body for _, body, _ in s.branches] + [s.orelse])))
+                n, k, h = map(min, zip(*(self._body(b, active)
+                                         for b in [body for _, body, _ in s.branches] + [s.orelse])))
                 size, keys, held = size + n, keys + k, held + h
         return size, keys, held
 
-    def _field(self, s: dsl.Field) -> tuple[int, int, int]:
+    def _field(self, s: dsl.Field, active: frozenset[str]) -> tuple[int, int, int]:
         t = BY_NAME.get(s.type)
         if s.type == "meta" and s.name is None:
             return BY_NAME["meta"].min_size, 3 if s.subnames else 0, 0
@@ -133,7 +139,7 @@ class ItemCost:
         if t is None:                             # a struct (with an enum: read by its closure)
             if s.enum:
                 return 0, keys, 0
-            size, held = self.struct(s.type)
+            size, held = self.struct(s.type, active)
             return size, keys, held
         if s.type == "meta":
             return t.min_size, keys, DICT[3]

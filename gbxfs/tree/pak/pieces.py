@@ -7,7 +7,7 @@ time: each piece of CHUNK bytes is decrypted once and kept in the entry's
 cache, so the kernel's next reads of it are answered without a worker thread
 (PakEntry.read_cached), and prefetch_pieces/prefetch let the FUSE layer have
 the next pieces decrypted on the other core while the current one is served
-(decryption releases the GIL). A mixin of PakEntry (formats/pak/entry.py),
+(decryption releases the GIL). A mixin of PakEntry (tree/pak/entry.py),
 which provides the attributes used here.
 
 A compressed entry is served only once one pass inflated all of it (zlib's
@@ -23,10 +23,11 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from gbxfs.formats.pak.seekinflate import CHUNK, IN_PIECE
+from gbxfs.formats.pak import CHUNK, IN_PIECE
 
 if TYPE_CHECKING:
-    from gbxfs.formats.pak.header import PakFileRecord
+    from gbxfs.formats.pak import PakFileRecord
+    from gbxfs.tree.pak.group import EntryGroup
 
 # pieces after the one a sequential reader is in that are decrypted in the background
 PREFETCH_PIECES = 2
@@ -44,6 +45,7 @@ class StoredPieces:
     _token: object
     _kind: str | None
     _ahead: DecryptAhead | None
+    _group: EntryGroup
 
     if TYPE_CHECKING:
         @property
@@ -133,7 +135,7 @@ class StoredPieces:
         if self.checked or not self.decrypt_ahead or self.size <= CHUNK:
             return
         ahead = DecryptAhead(self._plain_range, self.rec.stored_size, lambda: not self.checked)
-        with _STARTING:
+        with self._group.starting:
             if self._ahead is not None:
                 return
             self._ahead = ahead     # first: the pass may start meanwhile
@@ -147,9 +149,6 @@ class _Claim(threading.Event):
     """A piece claimed for the background: set when done; `started` once a worker has it."""
 
     started = False
-
-
-_STARTING = threading.Lock()    # held to set a PakEntry's DecryptAhead once
 
 
 class DecryptAhead:

@@ -22,9 +22,8 @@ import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
-from gbxfs.formats.pak.pieces import NoCache
-from gbxfs.formats.pak.records import PakFileRecord
-from gbxfs.formats.pak.table import FileTable
+from gbxfs.formats.pak import FileTable, PakFileRecord
+from gbxfs.tree.pak.pieces import NoCache
 
 
 class HeldTable:
