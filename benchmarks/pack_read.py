@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gbxfs.formats.pak.archive6 import PackArchive  # noqa: E402
 from gbxfs.formats.pak.writer6 import PackFile, build_pack  # noqa: E402
 from gbxfs.tree.cache import ByteLRU  # noqa: E402
+from gbxfs.tree.pak.archive6 import PackArchive  # noqa: E402
 
 KEY = bytes(range(16))
 

@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gbxfs.formats.pak.archive import PakArchive  # noqa: E402
 from gbxfs.formats.pak.packlist import derive_key  # noqa: E402
 from gbxfs.formats.pak.writer import PakFile, make_key_string, write_packs  # noqa: E402
+from gbxfs.tree.pak.archive import PakArchive  # noqa: E402
 from gbxfs.tree.source import FileSource  # noqa: E402
 
 MiB = 1 << 20
