@@ -3,6 +3,7 @@ string lengths, little-endian unpackers, and stored text. Imports nothing."""
 from __future__ import annotations
 
 import struct
+from typing import Any, Protocol
 
 # Hard limits: hostile counts must fail before anything big is allocated.
 MAX_COUNT = 1 << 24          # elements in one array / list
@@ -67,3 +68,25 @@ def fileref_at(buf: bytes | memoryview, p: int, end: int) -> tuple[dict, int] | 
     if url is None:
         return None
     return {"version": version, "file": path, "locator_url": url}, q + 4 + unpack_u32(buf, q)[0]
+
+
+class _Fields(Protocol):
+    def u8(self) -> int: ...
+    def bytes(self, n: int) -> bytes: ...
+    def string(self) -> str: ...
+
+
+def read_fileref(r: _Fields) -> dict[str, Any]:
+    """A file reference read field by field (any version; fileref_at is the quick
+    path for the usual ones in memory)."""
+    version = r.u8()
+    checksum = r.bytes(32) if version >= 3 else None
+    path = r.string()
+    # GBX.NET reads the locator for version >= 3 even with an empty path
+    url = r.string() if (path and version >= 1) or version >= 3 else None
+    out: dict[str, Any] = {"version": version, "file": path}
+    if checksum is not None:
+        out["checksum"] = checksum
+    if url is not None:
+        out["locator_url"] = url
+    return out

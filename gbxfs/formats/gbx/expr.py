@@ -14,6 +14,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .errors import GbxError
+
 # A compiled expression is called as fn(scope, reader): names are looked up with
 # scope.lookup(name, reader) (decl.frame.Frame), so no closure is built per evaluation.
 Compiled = Callable[[Any, Any], Any]
@@ -212,3 +214,15 @@ def _compile(node: ast.AST, text: str) -> Compiled:
         idx = c(sl)
         return lambda f, r: base(f, r)[idx(f, r)]
     raise ExprError(f"{type(node).__name__} not allowed in expression {text!r}")
+
+
+def located_failure(text: str, where: str) -> Callable[[Exception, Any], GbxError]:
+    """Turns a Python error from evaluating `text` into a GbxError located at the
+    reader's position."""
+    def fail(e: Exception, r: Any) -> GbxError:
+        if isinstance(e, KeyError):
+            msg = f"{where}: {e.args[0]!r} was not read (condition not met?) in {text!r}"
+        else:
+            msg = f"{where}: cannot evaluate {text!r}: {e}"
+        return GbxError(msg, offset=r.offset_base + r.tell())
+    return fail

@@ -35,13 +35,14 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from ..encoding import MAX_COUNT
-from ..expr import compile_expr
+from ..expr import compile_expr, located_failure
 from . import ast as dsl
-from .compile import MAX_STRUCT_DEPTH, Compiler, _expr_failure, _linked
+from .compile import MAX_STRUCT_DEPTH, Compiler
 from .genexpr import ExprSource
 from .genfields import FieldWriter, gen_fusable
 from .genruntime import BASE_NS
 from .itemcost import ItemCost
+from .link import set_by_link
 from .scopes import counts, name_source
 
 MAX_INLINE = 4      # structs inlined into each other at most (bounds the source's size)
@@ -219,7 +220,7 @@ class _Emitter(FieldWriter):
         self.line(ind, "try:")
         self.line(ind + 1, f"{target} = {self.expr(text, d)}")
         self.line(ind, "except _EXC as e:")
-        self.line(ind + 1, f"raise {self.gen.obj(_expr_failure(text, f'{self.file}:{line}'))}(e, r) from None")
+        self.line(ind + 1, f"raise {self.gen.obj(located_failure(text, f'{self.file}:{line}'))}(e, r) from None")
 
     def set(self, ind: int, d: int, name: Any, value: str = "x") -> None:
         n = repr(name)
@@ -330,7 +331,7 @@ class _Emitter(FieldWriter):
 
     def loop(self, s: dsl.Loop, d: int, ind: int) -> None:
         where = f"{self.file}:{s.line}"
-        self.guarded(ind, f"n{d}", _linked(s.count), d, s.line)
+        self.guarded(ind, f"n{d}", set_by_link(s.count), d, s.line)
         self.line(ind, f"if not isinstance(n{d}, int) or isinstance(n{d}, bool):")
         self.line(ind + 1, f"raise GbxError({self.gen.const(f'{where}: loop count {s.count!r} is ')} + repr(n{d}) + "
                            f"', not an integer')")

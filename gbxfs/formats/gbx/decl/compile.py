@@ -6,54 +6,23 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any, TypeGuard, cast
+from typing import Any, cast
 
 from ..encoding import MAX_COUNT
 from ..errors import GbxError
-from ..expr import compile_expr
+from ..expr import compile_expr, located_failure
 from ..model import Labeled, NodeRef
 from ..reader import GbxReader
 from ..zinflate import inflate_exact
 from . import ast as dsl
 from .frame import ContinueItem, Frame
-from .link import Linker
-from .types import BY_NAME, META_NAMES, field_min_size
+from .link import Linker, set_by_link
+from .types import BY_NAME, META_NAMES, field_min_size, fixed_of, fusable
 
 MAX_STRUCT_DEPTH = 64
 MAX_INFLATE = 256 << 20
 
 Run = Callable[[GbxReader, Frame], None]
-
-
-def _fusable(s: dsl.Stmt) -> TypeGuard[dsl.Field]:
-    return isinstance(s, dsl.Field) and s.count is None and not s.enum and s.type in BY_NAME \
-        and BY_NAME[s.type].fixed is not None
-
-
-def _fixed(s: dsl.Field) -> tuple[str, int]:
-    """A fusable field's struct format and value count."""
-    fixed = BY_NAME[s.type].fixed
-    assert fixed is not None, "only fusable fields (_fusable) are read in runs"
-    return fixed
-
-
-def _linked(text: str | None) -> str:
-    """A name or count that link.py sets: every field is named (but an unnamed meta
-    split into its subnames, which never comes here), every loop has its count, and an
-    array is compiled only for a field with a count."""
-    assert text is not None, "set when linked (link.py)"
-    return text
-
-
-def _expr_failure(text: str, where: str) -> Callable[[Exception, GbxReader], GbxError]:
-    """Turns a Python error from evaluating `text` into a located GbxError."""
-    def fail(e: Exception, r: GbxReader) -> GbxError:
-        if isinstance(e, KeyError):
-            msg = f"{where}: {e.args[0]!r} was not read (condition not met?) in {text!r}"
-        else:
-            msg = f"{where}: cannot evaluate {text!r}: {e}"
-        return GbxError(msg, offset=r.offset_base + r.tell())
-    return fail
 
 
 class Compiler:
@@ -70,10 +39,10 @@ class Compiler:
         i = 0
         while i < len(stmts):
             j = i
-            while j < len(stmts) and _fusable(stmts[j]):
+            while j < len(stmts) and fusable(stmts[j]):
                 j += 1
             if j - i >= 2:
-                runs.append(self.fused(cast("list[dsl.Field]", stmts[i:j]), file))   # _fusable: Fields
+                runs.append(self.fused(cast("list[dsl.Field]", stmts[i:j]), file))   # fusable: Fields
                 i = j
             else:
                 runs.append(self.stmt(stmts[i], file))
@@ -96,9 +65,9 @@ class Compiler:
         layout: list[tuple[str, int, int, bool, int, str]] = []
         index = offset = 0
         for s in fields:
-            code, n = _fixed(s)
+            code, n = fixed_of(s)
             fmt += code
-            layout.append((_linked(s.name), index, n, s.type == "bool", offset, f"{file}:{s.line} {s.name or s.type}"))
+            layout.append((set_by_link(s.name), index, n, s.type == "bool", offset, f"{file}:{s.line} {s.name or s.type}"))
             index += n
             offset += struct.calcsize("<" + code)
         unpack = struct.Struct(fmt).unpack_from
@@ -134,7 +103,7 @@ class Compiler:
 
     def expr(self, text: str, file: str, line: int) -> Callable[[GbxReader, Frame], Any]:
         fn, _ = compile_expr(text)
-        fail = _expr_failure(text, f"{file}:{line}")
+        fail = located_failure(text, f"{file}:{line}")
 
         def evaluate(r: GbxReader, f: Frame) -> Any:
             try:
@@ -156,7 +125,7 @@ class Compiler:
         if isinstance(s, dsl.If):
             # conditions are the hottest expressions: evaluated here without the
             # evaluate() wrapper, with the same error translation
-            branches = [(compile_expr(c)[0], self.block(b, file), _expr_failure(c, f"{file}:{line}"))
+            branches = [(compile_expr(c)[0], self.block(b, file), located_failure(c, f"{file}:{line}"))
                         for c, b, line in s.branches]
             orelse = self.block(s.orelse, file) if s.orelse else None
 
@@ -241,7 +210,7 @@ class Compiler:
     def field(self, s: dsl.Field, file: str) -> Run:
         name, where = s.name, f"{file}:{s.line} {s.name or s.type}"
         if s.count is None and not s.enum and s.type in BY_NAME and s.type != "meta":
-            call, key = BY_NAME[s.type].read, _linked(name)
+            call, key = BY_NAME[s.type].read, set_by_link(name)
 
             def scalar(r: GbxReader, f: Frame) -> None:   # the hot path: one plain field
                 try:
@@ -279,7 +248,7 @@ class Compiler:
                 v = inner(r, f)
                 label = enum.get(v) if isinstance(v, int) else None
                 return Labeled(v, label) if label is not None else v
-        key = _linked(name)
+        key = set_by_link(name)
 
         def field_(r: GbxReader, f: Frame) -> None:
             try:
@@ -310,7 +279,7 @@ class Compiler:
         return read_struct
 
     def array(self, s: dsl.Field, read_one: Callable, file: str) -> Callable[[GbxReader, Frame], Any]:
-        count = self.expr(_linked(s.count), file, s.line)
+        count = self.expr(set_by_link(s.count), file, s.line)
         ftype = s.type
         fmt = BY_NAME[ftype].array if ftype in BY_NAME else None
         min_size = field_min_size(ftype)
@@ -329,7 +298,7 @@ class Compiler:
         return read_array
 
     def loop(self, s: dsl.Loop, file: str) -> Run:
-        count = self.expr(_linked(s.count), file, s.line)
+        count = self.expr(set_by_link(s.count), file, s.line)
         body = self.block(s.body, file)
         name, where = s.name, f"{file}:{s.line}"
 

@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..model import Labeled
 from . import ast as dsl
-from .compile import _fixed, _fusable, _linked
 from .genruntime import INLINE, INT_TYPES
 from .itemcost import EMPTY_BYTES, EMPTY_LIST, NUMBER, SLOT
-from .types import BY_NAME, META_NAMES, field_min_size
+from .link import set_by_link
+from .types import BY_NAME, META_NAMES, field_min_size, fixed_of, fusable
 
 
 def gen_fusable(s: dsl.Stmt) -> bool:
     """A field the generated code reads in a run of fixed-size fields: compile.py's
-    (_fusable) and also integers with an enum, labelled after the run is unpacked. A
+    (fusable) and also integers with an enum, labelled after the run is unpacked. A
     short run reads field by field with the closures, so the errors stay the same."""
-    return _fusable(s) or (isinstance(s, dsl.Field) and s.count is None and bool(s.enum)
+    return fusable(s) or (isinstance(s, dsl.Field) and s.count is None and bool(s.enum)
                            and s.type in INT_TYPES and s.type != "bool" and BY_NAME[s.type].fixed is not None)
 
 
@@ -44,7 +44,7 @@ class FieldWriter:
     def fused(self, fields: list[dsl.Field], d: int, ind: int) -> None:
         fmt, layout, index, offset = "<", [], 0, 0
         for s in fields:
-            code, n = _fixed(s)
+            code, n = fixed_of(s)
             fmt += code
             layout.append((s, index, n, offset))
             index += n
@@ -75,7 +75,7 @@ class FieldWriter:
         makes. Writes `if <all there>: ... else:` and returns True (the caller writes
         the item-by-item loop under the else, which also gives the errors of a short
         read); False, nothing written, for other loops."""
-        if not body or not all(_fusable(s) and s.type != "bool" and isinstance(s.name, str) for s in body):
+        if not body or not all(fusable(s) and s.type != "bool" and isinstance(s.name, str) for s in body):
             return False
         fields = cast("list[dsl.Field]", body)      # checked just above
         names = [s.name for s in fields]
@@ -83,7 +83,7 @@ class FieldWriter:
             return False
         fmt, parts, index = "<", [], 0
         for s in fields:
-            code, n = _fixed(s)
+            code, n = fixed_of(s)
             fmt += code
             parts.append(f"{s.name!r}: t[{index}]" if n == 1 else f"{s.name!r}: t[{index}:{index + n}]")
             index += n
@@ -130,7 +130,7 @@ class FieldWriter:
         reader call, structs inline per element, other types one value at a time."""
         loc, t = f"{self.file}:{s.line}", s.type
         self.line(ind, "try:")
-        self.guarded(ind + 1, f"an{d}", _linked(s.count), d, s.line)
+        self.guarded(ind + 1, f"an{d}", set_by_link(s.count), d, s.line)
         self.line(ind + 1, f"if not isinstance(an{d}, int) or isinstance(an{d}, bool):")
         self.line(ind + 2, f"raise GbxError({self.gen.const(f'{loc}: array count {s.count!r} is ')} + repr(an{d}) + "
                            "', not an integer')")

@@ -157,3 +157,11 @@ class Linker:
         raise self.err(file, s.line, f"'for each {v}:' cannot tell how many: none of "
                                      f"{', '.join(candidates[:4])}... was read before; write "
                                      f"'for each {v} in <count>:'")
+
+
+def set_by_link(text: str | None) -> str:
+    """A name or count that linking sets: every field is named (but an unnamed meta
+    split into its subnames, which never comes here), every loop has its count, and an
+    array is compiled only for a field with a count."""
+    assert text is not None, "set when linked (link.py)"
+    return text

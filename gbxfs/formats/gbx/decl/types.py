@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import methodcaller
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..lookback import read_id
+from . import ast as dsl
 
 Read = Callable[[Any], Any]      # reader -> value
 
@@ -97,3 +98,16 @@ def field_min_size(ftype: str) -> int:
     """Smallest number of bytes a value of this type takes (0 for structs)."""
     t = BY_NAME.get(ftype)
     return t.min_size if t is not None else 0
+
+
+def fusable(s: dsl.Stmt) -> TypeGuard[dsl.Field]:
+    """A field read together with its fixed-size neighbours in one struct unpack."""
+    return isinstance(s, dsl.Field) and s.count is None and not s.enum and s.type in BY_NAME \
+        and BY_NAME[s.type].fixed is not None
+
+
+def fixed_of(s: dsl.Field) -> tuple[str, int]:
+    """A fusable field's struct format and value count."""
+    fixed = BY_NAME[s.type].fixed
+    assert fixed is not None, "only fusable fields (fusable) are read in runs"
+    return fixed
