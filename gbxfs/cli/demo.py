@@ -16,19 +16,26 @@ CLIP = "Demo.pak/Demo/Media/Clips/Intro0.Clip.Gbx"
 MAP = "DemoMap.Challenge.Gbx"
 
 
-def what_to_try(mp: str, packs: str) -> str:
+def what_to_try(mp: str, packs: str, gbx_mode: str = "folder") -> str:
     q = shlex.quote
+    if gbx_mode == "file":      # GBX files are plain files: the CLI shows their folders
+        gbx = f"""  gbxfs cat {q(mp + '/' + MAP + '/header/03043002.TmDesc.txt')}
+  gbxfs thumbnail {q(mp + '/' + MAP)} ~/gbxfs-demo-thumbnail.png
+  gbxfs ls {q(mp + '/' + CLIP + '/body/nodes')}
+  cp -r {q(mp + '/Demo.pak')} ~/gbxfs-demo-copy"""
+    else:
+        gbx = f"""  cat {q(mp + '/' + MAP + '/header/03043002.TmDesc.txt')}
+  file {q(mp + '/' + MAP + '/thumbnail.jpg')}
+  ls {q(mp + '/' + CLIP + '/body/nodes')}
+  grep -r authorTime {q(mp)}
+  cp -r {q(mp + '/Demo.pak')} ~/gbxfs-demo-copy
+  getfattr -d {q(mp + '/' + MAP)}"""
     return f"""
 gbxfs demo: {packs} is mounted on {mp}
 Try, in another terminal:
   ls -l {q(mp)}
   ls -lR {q(mp + '/Demo.pak')}
-  cat {q(mp + '/' + MAP + '/header/03043002.TmDesc.txt')}
-  file {q(mp + '/' + MAP + '/thumbnail.jpg')}
-  ls {q(mp + '/' + CLIP + '/body/nodes')}
-  grep -r authorTime {q(mp)}
-  cp -r {q(mp + '/Demo.pak')} ~/gbxfs-demo-copy
-  getfattr -d {q(mp + '/' + MAP)}
+{gbx}
   gbxfs ls {q(packs + '/' + CLIP)}
 Ctrl-C here unmounts.
 """
@@ -63,7 +70,7 @@ def main(argv: list[str]) -> int:
         mp = args.mountpoint or os.path.join(work, "mnt")
 
         def ready() -> None:
-            print(what_to_try(mp, packs), flush=True)
+            print(what_to_try(mp, packs, opts.gbx_mode), flush=True)
 
         return run_mount(packs, mp, opts, foreground=True, on_ready=ready)
     finally:

@@ -150,14 +150,14 @@ def _kept(f: PakEntryFile, parent: int, name: str, rep: Report, label: str) -> b
         return False
     if stat.S_ISDIR(st.st_mode):
         rep.fail(label, "a folder is in the way")
-    elif rep.force or stat.S_ISLNK(st.st_mode):
+    elif stat.S_ISLNK(st.st_mode):
         return False      # replaced by the rename (a link itself, never what it points to)
+    elif stat.S_ISREG(st.st_mode) and st.st_size == f.size() and _same_bytes(f, parent, name):
+        rep.same(label)   # also with --force: it replaces only what differs
+    elif rep.force:
+        return False
     elif not stat.S_ISREG(st.st_mode):
         rep.refuse(label, "something else than a file is in the way")
-    elif st.st_size != f.size():
-        rep.refuse(label, "a different file is there")
-    elif _same_bytes(f, parent, name):
-        rep.same(label)
     else:
         rep.refuse(label, "a different file is there")
     return True
@@ -234,11 +234,14 @@ def _png_beside(parent: int, name: str, rep: Report, label: str) -> None:
         st = os.stat(out, dir_fd=parent, follow_symlinks=False)
     except FileNotFoundError:
         st = None
-    if st is not None and stat.S_ISREG(st.st_mode) and not rep.force:
+    if st is not None and stat.S_ISREG(st.st_mode):
         fd = os.open(out, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
         with os.fdopen(fd, "rb") as have:
             same = have.read(len(png) + 1) == png
-        return rep.same(label) if same else rep.refuse(label, "a different file is there")
+        if same:
+            return rep.same(label)      # also with --force: it replaces only what differs
+        if not rep.force:
+            return rep.refuse(label, "a different file is there")
     tmp = f".gbxfs-part.{secrets.token_hex(8)}"
     try:
         with os.fdopen(os.open(tmp, _NEW_FILE, 0o666, dir_fd=parent), "wb") as w:

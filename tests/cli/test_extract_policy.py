@@ -62,9 +62,13 @@ def test_identical_files_are_skipped_and_different_ones_kept_without_force(game,
     assert totals(err) == (0, 0, 1, 2, 0)
     assert mine.read_bytes() == b"b" * 3000 and shorter.read_bytes() == b"mine"
 
+    same = out / "GameData/Packs/Extra/Bonus.pak/B/c.txt"
+    before = same.stat().st_ino
     assert main(["extract", "-q", "--force", str(game), str(out)]) == 0
-    assert totals(capsys.readouterr().err) == (3, 3080, 0, 0, 0)
+    # --force replaces what differs; the identical file is skipped, not written again
+    assert totals(capsys.readouterr().err) == (2, 3070, 1, 0, 0)
     assert mine.read_bytes() == b"a" * 3000 and shorter.read_bytes() == bytes(70)
+    assert same.stat().st_ino == before
 
 
 def test_identical_files_are_named_when_listing(game, tmp_path, capsys):
