@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from gbxfs.tree.acl import access_of, acl, map_permissions, open_to_all, searchable_by_all
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx.index import index_files
+from gbxfs.tree.gbx.index import index_files, index_group, indexed_names
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.openers import Opener, install, open_entry
 from gbxfs.tree.source import FileSource
@@ -47,7 +47,8 @@ EARLY_MAX = 256
 class RealDir(Dir):
     """A directory of the source folder."""
 
-    __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked", "_early")
+    __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked", "_early", "_listed",
+                 "_groups")
     exact_mode = True
 
     def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
@@ -63,6 +64,10 @@ class RealDir(Dir):
         # name -> (entry, signature) of files looked up before the first listing
         # (child()): the listing keeps these entries when their files did not change
         self._early: dict[str, tuple[Entry, tuple]] = {}
+        # what the listing's maps.csv / replays.csv are made of (_indexed): the entries
+        # they may show, and the names each has a row for
+        self._listed: dict[str, Entry] = {}
+        self._groups: dict[str, list[str]] | None = None
 
     def loaded(self) -> bool:
         return self._children is not None and time.monotonic() - self._checked < RECHECK_SECONDS
@@ -124,8 +129,31 @@ class RealDir(Dir):
             except OSError:
                 return entry
             self._sigs[name] = sig
-            self._children = self._indexed({**kids, name: new})   # the index shows the new file
+            if self._index_row(name, new) == self._index_row(name, entry):
+                self._replace(kids, name, new)
+            else:
+                self._children = self._indexed({**kids, name: new})   # the index shows the new file
             return new
+
+    def _index_row(self, name: str, entry: Entry) -> str | None:
+        """The index with a row for `entry` (the one maps.csv / replays.csv of
+        _indexed), else None."""
+        if entry.is_dir and not isinstance(entry, RealDir) and not open_to_all(entry.access, 0o4):
+            return None
+        return index_group(name, entry)
+
+    def _replace(self, kids: dict[str, Entry], name: str, new: Entry) -> None:
+        """A changed file's new entry, in place (under the lock): the same names in
+        the same order, so the listing stays what it was but for that entry, and
+        its index files are made again (a new key: the file's row may change).
+        A lookup of each of thousands of changed files (links whose ctime moved)
+        then costs no copy of the folder's listing."""
+        kids[name] = new
+        if name in self._listed:
+            self._listed[name] = new
+        for e in index_files(self._listed, self._ctx.cache, ("gbx.index", object()), groups=self._groups):
+            e.access = _index_access(self.access)
+            kids[e.name] = e
 
     def _look_up_early(self, name: str) -> Entry | None:
         """child(name) before the first listing (under the lock): the file checked
@@ -184,7 +212,8 @@ class RealDir(Dir):
         listed = {k: v for k, v in kids.items()
                   if not v.is_dir or isinstance(v, RealDir) or open_to_all(v.access, 0o4)}
         access = _index_access(self.access)
-        for e in index_files(listed, self._ctx.cache, ("gbx.index", object())):
+        self._listed, self._groups = listed, indexed_names(listed)
+        for e in index_files(listed, self._ctx.cache, ("gbx.index", object()), groups=self._groups):
             e.access = access
             kids[e.name] = e
         return kids
