@@ -38,21 +38,23 @@ from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbn
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx import inputfiles
-from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
+from gbxfs.tree.gbx.chunkfiles import chunk_entries
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
+from gbxfs.tree.gbx.headerfiles import HeaderFolder, header_rows
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
 from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.parse import GbxParse, _bare
-from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem
+from gbxfs.tree.gbx.pictures import directory_file, icon_entries
 from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
+from gbxfs.tree.rows import Rows
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
@@ -161,20 +163,8 @@ class GbxFolder(PartlyListedDir):
         _decode_header(h)
         return h
 
-    def _header_files(self) -> list[Entry]:
-        h = self.p.header_once().header    # a walk of thousands of header/ folders keeps no header
-        if h is None:
-            raise OSError(errno.EIO, f"{self.name}: header no longer parses")
-        _decode_header(h)
-        taken: set[str] = set()
-        out: list[Entry] = []
-        cache = self.p.ctx.cache
-        for i, c in enumerate(h.chunks):
-            out += chunk_files(c, taken, cache, self._key("header", i),
-                               lambda i=i: self._header().chunks[i], lazy=True)
-        icon = icon_problem(h, cache, self._key)
-        return with_errors(out, [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
-                                 if c.error is not None] + ([icon] if icon else []))
+    def _header_files(self) -> Rows:
+        return header_rows(self)
 
     def _body_facts(self, h) -> int | GbxError | None:
         """What body/ is listed from: the body's declared size, or why it does not
@@ -329,14 +319,6 @@ class GbxFolder(PartlyListedDir):
                                     lambda: self.files.digest().items, self.files.body_slice)
         except GbxError as e:
             return with_errors([], [("embedded", _bare(e))])
-
-
-class HeaderFolder(CachedDir):
-    """header/: its listing a header read and decode, which a walk may make ahead
-    (model.Dir.list_ahead)."""
-
-    __slots__ = ()
-    list_ahead = True
 
 
 class BodyFolder(PartlyListedDir):
