@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import sys
+from array import array
 from typing import TYPE_CHECKING, NamedTuple
 
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
@@ -46,9 +47,13 @@ class ChunkFacts(NamedTuple):
 
 
 class HeaderRows(Rows):
-    """The rows of one header/: its GBX folder and its chunks' facts, for making entries."""
+    """The rows of one header/: its GBX folder and its chunks' facts, for making
+    entries: their ids and offsets in arrays, the errors of those that have one."""
 
-    __slots__ = ("folder", "chunks")
+    __slots__ = ("folder", "ids", "offsets", "errors")
+
+    def facts(self, j: int) -> ChunkFacts:
+        return ChunkFacts(self.ids[j], self.offsets[j], self.errors.get(j) if self.errors else None)
 
 
 def header_rows(folder: GbxFolder) -> Rows:
@@ -73,7 +78,6 @@ def header_rows(folder: GbxFolder) -> Rows:
             names.append(intern(base + ext))
             cells.append(4 * j + kind)
             sizes.append(size)
-    facts = [ChunkFacts(c.chunk_id, c.offset, c.error) for c in h.chunks]
     icon = icon_problem(h, folder.p.ctx.cache, folder._key)
     errors = error_file([(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
                          if c.error is not None] + ([icon] if icon else []))
@@ -82,7 +86,9 @@ def header_rows(folder: GbxFolder) -> Rows:
         cells.append(errors)
         sizes.append(-1)
     rows = HeaderRows(names, cells, sizes, folder.mtime_ns, _make)
-    rows.folder, rows.chunks = folder, facts
+    rows.folder = folder
+    rows.ids, rows.offsets = array("Q", [c.chunk_id for c in h.chunks]), array("q", [c.offset for c in h.chunks])
+    rows.errors = {j: c.error for j, c in enumerate(h.chunks) if c.error is not None} or None
     return rows
 
 
@@ -90,7 +96,7 @@ def _make(rows: HeaderRows, i: int, token: int) -> Entry:
     """The entry of row i: a chunk's file, made as the listing of entries made it."""
     j, kind = divmod(token, 4)
     folder, name = rows.folder, rows.names[i]
-    x = chunk_xattrs(rows.chunks[j])
+    x = chunk_xattrs(rows.facts(j))
     key = folder._key("header", j)
 
     def chunk():
