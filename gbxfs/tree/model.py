@@ -232,6 +232,12 @@ class Dir(Entry):
     # True when child() checks the disk (a real folder): call it from a worker thread
     revalidates = False
 
+    def checked_child(self, name: str) -> Entry | None:
+        """For a folder that revalidates: child(name) when it needs no work now (the
+        file was checked recently), else None (ask child() in a worker thread).
+        Called on the event loop."""
+        return None
+
     # True when even a first listing is only objects made from memory (no I/O, no
     # parsing): the event loop may list it directly
     lists_from_memory = False

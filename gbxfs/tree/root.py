@@ -42,13 +42,16 @@ log = logging.getLogger("gbxfs.tree")
 RECHECK_SECONDS = 1.0
 # files looked up one by one before a folder's first listing; past these, it is listed
 EARLY_MAX = 256
+# a lookup in a listed real folder also checks the files of this many names after it:
+# their first lookups within RECHECK_SECONDS need no check of their own (checked_child)
+CHECK_AHEAD = 32
 
 
 class RealDir(Dir):
     """A directory of the source folder."""
 
     __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked", "_early", "_listed",
-                 "_groups")
+                 "_groups", "_order", "_fresh")
     exact_mode = True
 
     def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
@@ -68,6 +71,10 @@ class RealDir(Dir):
         # they may show, and the names each has a row for
         self._listed: dict[str, Entry] = {}
         self._groups: dict[str, list[str]] | None = None
+        # (listing, its names in order, name -> position): where a lookup's next names are
+        self._order: tuple[dict, list[str], dict[str, int]] | None = None
+        # name -> when its file was found unchanged by an earlier name's lookup (_check_after)
+        self._fresh: dict[str, float] = {}
 
     def loaded(self) -> bool:
         return self._children is not None and time.monotonic() - self._checked < RECHECK_SECONDS
@@ -92,6 +99,46 @@ class RealDir(Dir):
     revalidates = True
 
     def child(self, name: str) -> Entry | None:
+        entry = self._recheck(name)
+        self._check_after(name)
+        return entry
+
+    def checked_child(self, name: str) -> Entry | None:
+        """The child `name` when the lookup of an earlier name found its file
+        unchanged less than RECHECK_SECONDS ago (once: a second lookup checks the
+        file itself), else None. No I/O: the event loop answers such a lookup,
+        so that `find` entering thousands of files shown as folders, after the
+        kernel's entries expired, crosses to a worker thread once per CHECK_AHEAD."""
+        t = self._fresh.pop(name, None)
+        kids = self._children
+        if t is None or kids is None or time.monotonic() - t >= RECHECK_SECONDS:
+            return None
+        return kids.get(name)
+
+    def _check_after(self, name: str) -> None:
+        """Check the files of the CHECK_AHEAD names after `name` in the listing (not
+        folders, nor generated files): those unchanged are marked for checked_child."""
+        kids = self._children
+        if kids is None or len(kids) < 2:
+            return
+        order = self._order
+        if order is None or order[0] is not kids:      # a new listing (a replaced entry keeps it)
+            names = list(kids)
+            order = self._order = (kids, names, {n: i for i, n in enumerate(names)})
+        i = order[2].get(name)
+        if i is None:
+            return
+        fresh: dict[str, float] = {}
+        for n in order[1][i + 1:i + 1 + CHECK_AHEAD]:
+            old = self._sigs.get(n)
+            if old is None or old[0]:
+                continue
+            item = self._classify(_PathEntry(self.path, n))
+            if item is not None and not item[3] and _sig(item[1], False) == old:
+                fresh[n] = time.monotonic()
+        self._fresh = fresh     # the marks of the previous lookup go: at most CHECK_AHEAD kept
+
+    def _recheck(self, name: str) -> Entry | None:
         """The child `name`, re-checked on disk: a file whose size, mtime, inode or
         mode changed since the listing gets a new entry (and so drops everything
         derived from the old one: views, parses, cached renderings). A file shown
