@@ -10,13 +10,12 @@ costs a few hundred bytes per file, not the chunks' bytes and values.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 
 from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.dump import dump_bytes
 from gbxfs.formats.gbx.model import Chunk
-from gbxfs.tree.cache import ByteLRU
-from gbxfs.tree.cached import CachedFile, ParsedBytesFile
+from gbxfs.tree.cached import ParsedBytesFile
 from gbxfs.tree.model import Entry
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_+-]+")
@@ -70,20 +69,6 @@ def render_chunk_txt(chunk: Chunk) -> bytes:
 
 def xml_bytes(chunk: Chunk) -> bytes:
     return (xml_text(chunk) or "").encode("utf-8", "replace")
-
-
-def chunk_files(chunk: Chunk, taken: set[str], cache: ByteLRU, key: Hashable,
-                get: Callable[[], Chunk], lazy: bool = False) -> list[Entry]:
-    """The files of `chunk`; `get()` returns the same chunk again from the parse,
-    `key` is a cache key unique to this chunk of this file; `lazy`: the .txt's
-    size is getattr's, not the listing's (contract.py: lazy_size)."""
-    xml = xml_bytes(chunk)
-    sizes = {"xml": len(xml)}
-    makers = {"txt": lambda: render_chunk_txt(get()), "xml": lambda: xml_bytes(get())}
-
-    def text_file(name: str, kind: str, x: dict) -> Entry:
-        return CachedFile(name, cache, (key, kind), makers[kind], size=sizes.get(kind), xattrs=x, lazy=lazy)
-    return chunk_entries(chunk, taken, text_file, lambda: get().raw, len(chunk.raw), bool(xml))
 
 
 def chunk_entries(chunk, taken: set[str], text_file: Callable[[str, str, dict], Entry],

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
@@ -113,7 +114,7 @@ class GbxFolder(PartlyListedDir):
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
         body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
-        out.append(BodyFolder("body", lambda: self._body_files(body), UNLISTED))
+        out.append(BodyFolder("body", partial(self._body_files, body), UNLISTED))
         out += self._thumbnail_files(h, problems)
         out += icon_entries(h, cache, self._key, self._header)
         folder_icon = directory_file(out)
@@ -239,13 +240,18 @@ class GbxFolder(PartlyListedDir):
         x = {"user.gbx.chunk_id": f"{THUMBNAIL_CHUNK:08X}".encode(), "user.gbx.offset": str(c.offset).encode()}
         # the files keep no image: they split the (cached) header chunk again when read
         if jpeg:
-            out.append(self._generated("thumbnail.jpg", lambda: self._flip(self._thumbnail()[0]), xattrs=x,
-                                       lazy=True))
+            out.append(self._generated("thumbnail.jpg", self._thumbnail_jpeg, xattrs=x, lazy=True))
         if comments:
             text = _comments_bytes(comments)
-            out.append(self._generated("comments.txt", lambda: _comments_bytes(self._thumbnail()[1]),
-                                       size=len(text), xattrs=x))
+            out.append(self._generated("comments.txt", self._comments, size=len(text), xattrs=x))
         return out
+
+    # bound methods, not closures: a folder's listing keeps its files' makers
+    def _thumbnail_jpeg(self) -> bytes:
+        return self._flip(self._thumbnail()[0])
+
+    def _comments(self) -> bytes:
+        return _comments_bytes(self._thumbnail()[1])
 
     def _thumbnail(self) -> tuple[bytes, str]:
         c = next(c for c in self._header().chunks if c.chunk_id == THUMBNAIL_CHUNK)
