@@ -25,9 +25,9 @@ from gbxfs.tree.rows import Rows
 ENTRY_COST = 1024
 ITEM_OVERHEAD = 128
 # what a row of a listing made as rows costs (tree/rows.py: its slots in three lists,
-# a size, the facts its maker keeps), and the entry made for it when a request names
-# it (a few per walk); rounded up
-ROW_COST = 256
+# a size, the facts its maker keeps: about 100 bytes in header/), rounded up; a maker
+# that makes a row's entry adds ENTRY_COST to the listing's (ByteLRU.grow)
+ROW_COST = 128
 
 
 class _SizedFile(File):

@@ -16,7 +16,7 @@ import sys
 from array import array
 from typing import TYPE_CHECKING, NamedTuple
 
-from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
+from gbxfs.tree.cached import ENTRY_COST, CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_base, chunk_xattrs, render_chunk_txt, xml_bytes
 from gbxfs.tree.gbx.errors import error_file
 from gbxfs.tree.gbx.parse import _bare
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gbxfs.tree.gbx.view import GbxFolder
 
 TXT, BIN, XML = range(3)      # a row's token: chunk index * 4 + one of these
+LISTING = "header/"           # the listing's cache key: GbxFolder._key(LISTING)
 
 
 class HeaderFolder(CachedDir):
@@ -102,10 +103,14 @@ def _make(rows: HeaderRows, i: int, token: int) -> Entry:
     def chunk():
         return folder._header().chunks[j]
 
-    if kind == BIN:
-        return ParsedBytesFile(name, lambda: chunk().raw, size=rows.sizes[i], xattrs=x)
     cache = folder.p.ctx.cache
-    if kind == TXT:
-        return CachedFile(name, cache, (key, "txt"), lambda: render_chunk_txt(chunk()), xattrs=x, lazy=True)
-    return CachedFile(name, cache, (key, "xml"), lambda: xml_bytes(chunk()), size=rows.sizes[i], xattrs=x)
+    entry: Entry
+    if kind == BIN:
+        entry = ParsedBytesFile(name, lambda: chunk().raw, size=rows.sizes[i], xattrs=x)
+    elif kind == TXT:
+        entry = CachedFile(name, cache, (key, "txt"), lambda: render_chunk_txt(chunk()), xattrs=x, lazy=True)
+    else:
+        entry = CachedFile(name, cache, (key, "xml"), lambda: xml_bytes(chunk()), size=rows.sizes[i], xattrs=x)
+    cache.grow(folder._key(LISTING), ENTRY_COST)     # it stays with the rows: counted from now on
+    return entry
 

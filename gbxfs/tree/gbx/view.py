@@ -44,6 +44,7 @@ from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
+from gbxfs.tree.gbx.headerfiles import LISTING as HEADER_LISTING
 from gbxfs.tree.gbx.headerfiles import HeaderFolder, header_rows
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
@@ -110,7 +111,7 @@ class GbxFolder(PartlyListedDir):
         if h is None:
             problems.append(("header", ph.error))
             return with_errors(out, problems, self.xattrs)
-        out.append(HeaderFolder("header", cache, self._key("header/"), self._header_files))
+        out.append(HeaderFolder("header", cache, self._key(HEADER_LISTING), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
         body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
