@@ -14,19 +14,16 @@ from __future__ import annotations
 import errno
 import sys
 from array import array
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from gbxfs.tree.cached import ENTRY_COST, CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.gbx.chunkfiles import chunk_base, chunk_xattrs, render_chunk_txt, xml_bytes
 from gbxfs.tree.gbx.errors import error_file
-from gbxfs.tree.gbx.parse import _bare
+from gbxfs.tree.gbx.parse import GbxParse, _bare
 from gbxfs.tree.gbx.pictures import icon_problem
 from gbxfs.tree.gbx.summary import decode_header
 from gbxfs.tree.model import Entry
 from gbxfs.tree.rows import LAZY, Rows
-
-if TYPE_CHECKING:
-    from gbxfs.tree.gbx.view import GbxFolder
 
 TXT, BIN, XML = range(3)      # a row's token: chunk index * 4 + one of these
 LISTING = "header/"           # the listing's cache key: GbxFolder._key(LISTING)
@@ -38,6 +35,16 @@ class HeaderFolder(CachedDir):
 
     __slots__ = ()
     list_ahead = True
+
+
+class GbxFolder(Protocol):
+    """What the rows ask of their GBX folder (tree/gbx/view.py)."""
+    name: str
+    mtime_ns: int | None
+    p: GbxParse
+
+    def _key(self, *what: Any) -> tuple: ...
+    def _header(self) -> Any: ...
 
 
 class ChunkFacts(NamedTuple):
