@@ -5,7 +5,10 @@ same plain folder.
     .venv/bin/python benchmarks/gbx_folder.py [--maps 20000] [--replays 2000] [--keep DIR]
 
 Builds DIR/Tracks with MAPS map files and REPLAYS replay files, hard links to
-the corpus's maps and replays taken in turn (so the folder costs no space),
+copies of the corpus's maps and replays (DIR/sources) taken in turn (so the
+folder costs no space; linking to the corpus's files themselves would make their
+ctime move whenever anything else links or unlinks them, and a mount rightly
+sees each such file as changed),
 then, each on a fresh mount (`gbxfs mount -f`) and on the plain folder:
   ls            `ls MP` (readdirplus of the folder; no stat)
   find -maxdepth 2   every GBX folder's top level listed
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,8 +52,16 @@ def build(folder: Path, maps: int, replays: int) -> Path:
         return tracks
     tracks.mkdir(parents=True, exist_ok=True)
     rows = manifest_rows()
-    sources = {"Map": [CORPUS / r["path"] for r in rows if r["kind"] == "map"],
-               "Replay": [CORPUS / r["path"] for r in rows if r["kind"] == "replay"]}
+    copies = folder / "sources"
+    copies.mkdir(exist_ok=True)
+    sources: dict[str, list[Path]] = {"Map": [], "Replay": []}
+    for i, r in enumerate(rows):
+        kind = {"map": "Map", "replay": "Replay"}.get(r["kind"])
+        if kind is not None:
+            copy = copies / f"{i}.{kind}.Gbx"
+            if not copy.exists():
+                shutil.copyfile(CORPUS / r["path"], copy)
+            sources[kind].append(copy)
     for kind, n in (("Map", maps), ("Replay", replays)):
         for i in range(n):
             link = tracks / f"{kind.lower()}{i:06d}.{kind}.Gbx"

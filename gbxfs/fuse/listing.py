@@ -26,7 +26,7 @@ from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, 
 from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
 from gbxfs.tree.longnames import too_long
 from gbxfs.tree.model import Dir, Entry
-from gbxfs.tree.rows import Rows
+from gbxfs.tree.rows import LAZY, Rows
 
 log = logging.getLogger("gbxfs.fuse")
 
@@ -68,10 +68,10 @@ def listed_with_sizes(folder: Dir) -> tuple[Mapping[str, Entry], dict[str, int]]
 def _as_rows(kids: Mapping[str, Entry], mtime: int) -> Rows:
     """A listing of entries as rows, the size in the row of each file that takes
     reply_listed's short way: a file inheriting the folder's mtime and access
-    whose size is known without work."""
+    whose size is known without work, or is getattr's (LAZY)."""
     cells = list(kids.values())
     sizes = [-1 if e.is_dir or e.access is not None or (e.mtime_ns is not None and e.mtime_ns != mtime)
-             or (size := e.size_hint()) is None else size for e in cells]  # type: ignore[attr-defined]  # a file (not is_dir)
+             else size if (size := e.size_hint()) is not None else LAZY if e.lazy_size else -1 for e in cells]  # type: ignore[attr-defined]  # a file (not is_dir)
     return Rows(list(kids), cells, sizes, mtime, _made)
 
 
@@ -131,6 +131,15 @@ def _shared_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPoli
     return _shared[1]
 
 
+def _lazy_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPolicy) -> pyfuse3.EntryAttributes:
+    """The short way's attributes of a file whose size is getattr's (a LAZY row):
+    size 0, expired at once, so that a stat asks getattr. Made per reply (rare
+    enough: the rows of header/ folders and the like)."""
+    a = file_attributes(0, 0, mtime, policy, *owner)
+    a.attr_timeout = 0
+    return a
+
+
 # the same for folders not listed yet (they differ only in number: link count 1)
 _shared_folder: tuple[tuple, pyfuse3.EntryAttributes] | None = None
 
@@ -156,7 +165,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
     mask, root = INODE_MASK, ROOT_INODE
     mtime, dpath = dirnode.mtime_ns, dirnode.path
-    shared = None       # made when the first file takes the short way
+    shared = lazy = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
     # a row's size given (>= 0): a file with the rows' mtime and the folder's access
@@ -170,13 +179,19 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         x.update(bname)
         ino = from_bytes(x.digest(), "little") & mask
         size = row_sizes[k]
-        if size >= 0 and short and ino > root and full(ino) is None:
-            if shared is None:
-                shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
-            shared.st_ino = ino
-            shared.st_size = size
-            shared.st_blocks = (size + 511) >> 9
-            if not reply(token, bname, shared, k + 3):
+        if (size >= 0 or size == LAZY) and short and ino > root and full(ino) is None:
+            if size >= 0:
+                if shared is None:
+                    shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
+                attrs = shared
+                attrs.st_size = size
+                attrs.st_blocks = (size + 511) >> 9
+            else:       # its size is getattr's: size 0, attributes that expire at once (contract.py)
+                if lazy is None:
+                    lazy = _lazy_attributes(mtime, file_owner(dirnode.access, policy), policy)
+                attrs = lazy
+            attrs.st_ino = ino
+            if not reply(token, bname, attrs, k + 3):
                 break
             leaves.append(ino)  # type: ignore[union-attr]  # short: a list
             continue
@@ -186,8 +201,8 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         size = 0 if is_dir else entry.size_hint()  # type: ignore[attr-defined]  # a file
         if size is None:
             size = sizes.get(pos)
-        lazy = size is None and entry.lazy_size      # its size is getattr's (contract.py)
-        if lazy:
+        unsized = size is None and entry.lazy_size      # its size is getattr's (contract.py)
+        if unsized:
             size = 0
         if size is None:
             if leaves:       # counted before waiting: the kernel has them
@@ -204,7 +219,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         emtime, access = inherit(entry, dirnode)
         if not is_dir:
             attrs = make_attributes(ino, entry, emtime, size, policy, access)
-            if lazy:
+            if unsized:
                 attrs.attr_timeout = 0      # expired at once: a stat asks getattr, which has the size
         elif (kids := entry.peek()) is None:  # type: ignore[attr-defined]  # a folder: never listed, link count 1
             attrs = _folder_attributes(entry, emtime, access, policy)  # type: ignore[arg-type]  # a folder

@@ -145,7 +145,8 @@ class Operations(DirectoryOps, pyfuse3.Operations):
             raise fail(errno.ENOTDIR)
         if (entry.loaded() or entry.lists_from_memory) and not entry.revalidates:
             return entry.child(name)
-        return await self._work(entry.child, name)
+        checked = entry.checked_child(name) if entry.revalidates else None
+        return checked if checked is not None else await self._work(entry.child, name)
 
     async def _size(self, entry: Entry) -> int:
         return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)

@@ -19,11 +19,16 @@ from typing import TypeVar
 
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.model import Dir, Entry, File
+from gbxfs.tree.rows import Rows
 
 # what one listed entry costs in memory (object, name, key tuple, xattrs), measured
 # with tracemalloc on chunk folders of large maps; rounded up
 ENTRY_COST = 1024
 ITEM_OVERHEAD = 128
+# what a row of a listing made as rows costs (tree/rows.py: its slots in three lists,
+# a size, the facts its maker keeps: about 100 bytes in header/), rounded up; a maker
+# that makes a row's entry adds ENTRY_COST to the listing's (ByteLRU.grow)
+ROW_COST = 128
 
 _Data = TypeVar("_Data", bound=bytes | memoryview)
 
@@ -124,8 +129,13 @@ class CachedDir(Dir):
             with self._lock:
                 kids = self._cache.get(self._listing_key)
                 if kids is None:
-                    kids = {c.name: c for c in self._load()}
-                    self._cache.put(self._listing_key, kids, ENTRY_COST * len(kids) + ITEM_OVERHEAD)
+                    loaded = self._load()
+                    if isinstance(loaded, Rows):     # names and sizes, an entry made when asked
+                        kids, cost = loaded, ROW_COST * len(loaded)
+                    else:
+                        kids = {c.name: c for c in loaded}
+                        cost = ENTRY_COST * len(kids)
+                    self._cache.put(self._listing_key, kids, cost + ITEM_OVERHEAD)
         return kids
 
     def loaded(self) -> bool:

@@ -64,6 +64,10 @@ class EntryContract(Protocol):
     child(name)         what a lookup of `name` finds: children().get(name), or
                         an entry the folder has but does not list (body/nodes).
                         Without work when loaded() and not `revalidates`.
+    checked_child(name) for a folder that revalidates: child(name) when it needs
+                        no work now (a real folder's file checked on disk less
+                        than a second ago by an earlier lookup), else None.
+                        Called on the event loop.
     lists_from_memory   True when even a first children() is made from memory
                         (no I/O, no parsing): the event loop may call it.
     listing_nowait()    children() when loaded() or lists_from_memory, else None
@@ -104,6 +108,7 @@ class FolderContract(EntryContract, Protocol):
     def loaded(self) -> bool: ...
     def peek(self) -> Mapping[str, EntryContract] | None: ...
     def child(self, name: str) -> EntryContract | None: ...
+    def checked_child(self, name: str) -> EntryContract | None: ...
     @property
     def lists_from_memory(self) -> bool: ...   # read only: a class constant or a property
     def listing_nowait(self) -> Mapping[str, EntryContract] | None: ...

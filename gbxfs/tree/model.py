@@ -23,14 +23,30 @@ class Entry:
 
     # __weakref__: the FUSE inode table refers to entries weakly (an entry of an evicted
     # listing is made again from its path), so that it never holds a million of them
-    __slots__ = ("name", "xattrs", "mtime_ns", "access", "__weakref__")
+    __slots__ = ("name", "_xattrs", "mtime_ns", "access", "__weakref__")
 
     def __init__(self, name: str, *, xattrs: Xattrs | None = None, mtime_ns: int | None = None,
                  access: Access | None = None):
         self.name = name
-        self.xattrs: Xattrs = dict(xattrs or {})
+        if xattrs:
+            self.xattrs = dict(xattrs)      # through the setter: a subclass may keep them its way
+        else:
+            self._xattrs: Xattrs | None = None
         self.mtime_ns = mtime_ns  # None: inherit from the parent when presented
         self.access = access      # None: inherit from the parent when presented
+
+    @property
+    def xattrs(self) -> Xattrs:
+        """The extended attributes, a dict made on first use: most entries have none
+        (a walk of thousands of GBX folders keeps tens of thousands of entries)."""
+        x = self._xattrs
+        if x is None:
+            x = self._xattrs = {}
+        return x
+
+    @xattrs.setter
+    def xattrs(self, value: Xattrs) -> None:
+        self._xattrs = value
 
     is_dir = False
     # True: a file's size needs work a listing must not do (a body parse, an image
@@ -231,6 +247,12 @@ class Dir(Entry):
     # True when child() checks the disk (a real folder): call it from a worker thread
     revalidates = False
 
+    def checked_child(self, name: str) -> Entry | None:
+        """For a folder that revalidates: child(name) when it needs no work now (the
+        file was checked recently), else None (ask child() in a worker thread).
+        Called on the event loop."""
+        return None
+
     # True when even a first listing is only objects made from memory (no I/O, no
     # parsing): the event loop may list it directly
     if TYPE_CHECKING:   # read-only: a subclass may compute it (a property)
@@ -282,15 +304,21 @@ class PartlyListedDir(Dir):
     def children(self) -> Mapping[str, Entry]:
         listed = self._listed
         if listed is None:
-            listed = {n: e for n, e in super().children().items() if n not in self._unlisted}
-            self._listed = listed
+            every = super().children()
+            with self._lock:
+                if self._listed is None:    # one dict of the listed, one of the others (few)
+                    self._listed = {n: e for n, e in every.items() if n not in self._unlisted}
+                    self._children = {n: e for n, e in every.items() if n in self._unlisted}
+                listed = self._listed
         return listed
 
     def peek(self) -> Mapping[str, Entry] | None:
         return None if self._children is None else self.children()
 
     def child(self, name: str) -> Entry | None:
-        return super().children().get(name)
+        entry = self.children().get(name)
+        others = self._children       # set by children(), just called
+        return entry if entry is not None or others is None else others.get(name)
 
 
 class ErrorFolder(Dir):

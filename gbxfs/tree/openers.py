@@ -81,6 +81,7 @@ class ViewDir(Dir):
 
     def __init__(self, name: str, kind: str, factory: Factory, source: ByteSource, ctx: TreeContext,
                  list_ahead: bool = False):
+        self._own_xattrs: dict = {}
         super().__init__(name, mtime_ns=source.mtime_ns, access=getattr(source, "access", None))
         self.list_ahead = list_ahead    # the opener's (model.Dir.list_ahead)
         self.kind = kind

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from gbxfs.tree.acl import access_of, open_to_all, searchable_by_all, without_x
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx.index import index_files
+from gbxfs.tree.gbx.index import index_files, index_group, indexed_names
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.openers import Opener, install, open_entry
 from gbxfs.tree.source import FileSource
@@ -42,12 +42,16 @@ log = logging.getLogger("gbxfs.tree")
 RECHECK_SECONDS = 1.0
 # files looked up one by one before a folder's first listing; past these, it is listed
 EARLY_MAX = 256
+# a lookup in a listed real folder also checks the files of this many names after it:
+# their first lookups within RECHECK_SECONDS need no check of their own (checked_child)
+CHECK_AHEAD = 32
 
 
 class RealDir(Dir):
     """A directory of the source folder."""
 
-    __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked", "_early")
+    __slots__ = ("path", "_root", "_ctx", "_seen", "_sigs", "_dir_mtime", "_checked", "_early", "_listed",
+                 "_groups", "_order", "_fresh")
     exact_mode = True
 
     def __init__(self, name: str, path: str, *, root: str, ctx: TreeContext,
@@ -63,6 +67,14 @@ class RealDir(Dir):
         # name -> (entry, signature) of files looked up before the first listing
         # (child()): the listing keeps these entries when their files did not change
         self._early: dict[str, tuple[Entry, tuple]] = {}
+        # what the listing's maps.csv / replays.csv are made of (_indexed): the entries
+        # they may show, and the names each has a row for
+        self._listed: dict[str, Entry] = {}
+        self._groups: dict[str, list[str]] | None = None
+        # (listing, its names in order, name -> position): where a lookup's next names are
+        self._order: tuple[dict, list[str], dict[str, int]] | None = None
+        # name -> when its file was found unchanged by an earlier name's lookup (_check_after)
+        self._fresh: dict[str, float] = {}
 
     def loaded(self) -> bool:
         return self._children is not None and time.monotonic() - self._checked < RECHECK_SECONDS
@@ -88,6 +100,46 @@ class RealDir(Dir):
     revalidates = True
 
     def child(self, name: str) -> Entry | None:
+        entry = self._recheck(name)
+        self._check_after(name)
+        return entry
+
+    def checked_child(self, name: str) -> Entry | None:
+        """The child `name` when the lookup of an earlier name found its file
+        unchanged less than RECHECK_SECONDS ago (once: a second lookup checks the
+        file itself), else None. No I/O: the event loop answers such a lookup,
+        so that `find` entering thousands of files shown as folders, after the
+        kernel's entries expired, crosses to a worker thread once per CHECK_AHEAD."""
+        t = self._fresh.pop(name, None)
+        kids = self._children
+        if t is None or kids is None or time.monotonic() - t >= RECHECK_SECONDS:
+            return None
+        return kids.get(name)
+
+    def _check_after(self, name: str) -> None:
+        """Check the files of the CHECK_AHEAD names after `name` in the listing (not
+        folders, nor generated files): those unchanged are marked for checked_child."""
+        kids = self._children
+        if kids is None or len(kids) < 2:
+            return
+        order = self._order
+        if order is None or order[0] is not kids:      # a new listing (a replaced entry keeps it)
+            names = list(kids)
+            order = self._order = (kids, names, {n: i for i, n in enumerate(names)})
+        i = order[2].get(name)
+        if i is None:
+            return
+        fresh: dict[str, float] = {}
+        for n in order[1][i + 1:i + 1 + CHECK_AHEAD]:
+            old = self._sigs.get(n)
+            if old is None or old[0]:
+                continue
+            item = self._classify(_PathEntry(self.path, n))
+            if item is not None and not item[3] and _sig(item[1], False) == old:
+                fresh[n] = time.monotonic()
+        self._fresh = fresh     # the marks of the previous lookup go: at most CHECK_AHEAD kept
+
+    def _recheck(self, name: str) -> Entry | None:
         """The child `name`, re-checked on disk: a file whose size, mtime, inode or
         mode changed since the listing gets a new entry (and so drops everything
         derived from the old one: views, parses, cached renderings). A file shown
@@ -125,8 +177,31 @@ class RealDir(Dir):
             except OSError:
                 return entry
             self._sigs[name] = sig
-            self._children = self._indexed({**kids, name: new})   # the index shows the new file
+            if self._index_row(name, new) == self._index_row(name, entry):
+                self._replace(kids, name, new)
+            else:
+                self._children = self._indexed({**kids, name: new})   # the index shows the new file
             return new
+
+    def _index_row(self, name: str, entry: Entry) -> str | None:
+        """The index with a row for `entry` (the one maps.csv / replays.csv of
+        _indexed), else None."""
+        if entry.is_dir and not isinstance(entry, RealDir) and not open_to_all(entry.access, 0o4):
+            return None
+        return index_group(name, entry)
+
+    def _replace(self, kids: dict[str, Entry], name: str, new: Entry) -> None:
+        """A changed file's new entry, in place (under the lock): the same names in
+        the same order, so the listing stays what it was but for that entry, and
+        its index files are made again (a new key: the file's row may change).
+        A lookup of each of thousands of changed files (links whose ctime moved)
+        then costs no copy of the folder's listing."""
+        kids[name] = new
+        if name in self._listed:
+            self._listed[name] = new
+        for e in index_files(self._listed, self._ctx.cache, ("gbx.index", object()), groups=self._groups):
+            e.access = without_x(self.access)
+            kids[e.name] = e
 
     def _look_up_early(self, name: str) -> Entry | None:
         """child(name) before the first listing (under the lock): the file checked
@@ -185,7 +260,8 @@ class RealDir(Dir):
         listed = {k: v for k, v in kids.items()
                   if not v.is_dir or isinstance(v, RealDir) or open_to_all(v.access, 0o4)}
         access = without_x(self.access)    # maps.csv / replays.csv: their folder's, no x
-        for e in index_files(listed, self._ctx.cache, ("gbx.index", object())):
+        self._listed, self._groups = listed, indexed_names(listed)
+        for e in index_files(listed, self._ctx.cache, ("gbx.index", object()), groups=self._groups):
             e.access = access
             kids[e.name] = e
         return kids

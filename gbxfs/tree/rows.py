@@ -11,7 +11,8 @@ listing's maker turns into the entry (a table index).
     rows.at(i)          # the entry of row i, made now if it was not yet
     rows.sizes[i]       # >= 0: a plain file of that size whose mtime is mtime_ns and
                         # whose access is None (inherited): the FUSE layer answers its
-                        # readdirplus entry from the row; -1: ask the entry
+                        # readdirplus entry from the row; LAZY (-2): the same, but its
+                        # size is getattr's (contract.py: lazy_size); -1: ask the entry
 
 `cells[i]` is the entry, or (not made yet) an int handed to make(rows, i, token); the
 same entry is returned every time (the FUSE layer compares entries by identity).
@@ -25,6 +26,8 @@ from collections.abc import Callable, Iterator, Mapping
 from gbxfs.tree.longnames import all_fit
 from gbxfs.tree.model import Entry
 
+# a row's size: a plain file whose size a listing must not compute (its entry's lazy_size)
+LAZY = -2
 # makes entries for every listing: making one is quick and rare (a lookup, an open)
 _MAKING = threading.Lock()
 

@@ -3,8 +3,11 @@ bytes, never mixed bytes. Reads of a changed file answer EIO; a lookup
 re-checks the file and gives a new entry (dropping what was derived)."""
 from __future__ import annotations
 
+import csv
 import errno
+import io
 import os
+import shutil
 
 import pytest
 
@@ -100,3 +103,32 @@ def test_a_rewrite_that_puts_size_and_mtime_back_is_still_seen(tmp_path):
     assert e.value.errno == errno.EIO
     new = tree.child("X.pak")
     assert new is not old and resolve(new, "A/raw.bin").read(0, 3) == b"two"
+
+
+def test_a_changed_map_looked_up_keeps_the_listing_and_renews_its_index_row(corpus, tmp_path):
+    # the lookups after a change that touches many files at once (hard links whose
+    # ctime moved) replace one entry each: the same listing, its names in the same
+    # order, and maps.csv made again with the new file's row
+    tracks = sorted((corpus / "adrien-obrecht+GbxParser/Benchmark/Tracks").iterdir())[:3]
+    for p in tracks:
+        shutil.copy(p, tmp_path / p.name)
+    tree = build_tree(str(tmp_path), TreeContext())
+    kids = tree.children()
+    names = list(kids)
+    first, second = tracks[0].name, tracks[1].name
+    old, old_index = kids[first], kids["maps.csv"]
+    before = old_index.read(0, old_index.size()).decode()
+    assert f"\n{first}," in before
+    shutil.copy(tmp_path / second, tmp_path / first)     # in place: the folder's mtime is kept
+    new = tree.child(first)
+    assert new is not old and tree.children() is kids and list(kids) == names
+    index = kids["maps.csv"]
+    assert index is not old_index and tree.child(second) is kids[second]
+    after = dict(csv_rows(index))
+    assert after[first] == {**dict(csv_rows(index))[second], "file": first}
+    assert after[first] != dict(csv_rows(old_index))[first]
+
+
+def csv_rows(entry):
+    for row in csv.DictReader(io.StringIO(entry.read(0, entry.size()).decode())):
+        yield row["file"], row

@@ -278,3 +278,25 @@ def test_an_index_name_is_looked_up_in_the_listing(tmp_path):
     _write(tmp_path / "a.txt", b"x")
     tree = build_tree(str(tmp_path))
     assert tree.child("maps.csv") is None and tree.peek() is not None
+
+
+def test_a_lookup_checks_the_next_files_for_their_own_lookups(tmp_path, monkeypatch):
+    # `find` entering thousands of maps after the kernel's entries expired: one
+    # lookup checks the next files on disk, whose lookups then need no check
+    for n in "abcd":
+        (tmp_path / f"{n}.bin").write_bytes(n.encode())
+    (tmp_path / "sub").mkdir()
+    tree = build_tree(str(tmp_path), TreeContext())
+    kids = tree.children()
+    old_c = kids["c.bin"]
+    with open(tmp_path / "c.bin", "ab") as f:       # changed since the listing: not marked
+        f.write(b"more")
+    assert tree.child("a.bin") is kids["a.bin"]
+    assert tree.checked_child("a.bin") is None        # the name looked up is not marked
+    assert tree.checked_child("b.bin") is kids["b.bin"]
+    assert tree.checked_child("b.bin") is None        # once: the next lookup checks the file
+    assert tree.checked_child("c.bin") is None and tree.checked_child("sub") is None
+    assert tree.child("c.bin") is not old_c           # its own lookup sees the change
+    monkeypatch.setattr("gbxfs.tree.root.RECHECK_SECONDS", 0.0)
+    tree.child("a.bin")
+    assert tree.checked_child("b.bin") is None        # a mark older than RECHECK_SECONDS counts for nothing

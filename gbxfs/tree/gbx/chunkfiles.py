@@ -10,13 +10,13 @@ costs a few hundred bytes per file, not the chunks' bytes and values.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from gbxfs.formats.gbx.decl import registry
 from gbxfs.formats.gbx.dump import F32Texts, dump_bytes
 from gbxfs.formats.gbx.model import Chunk
-from gbxfs.tree.cache import ByteLRU
-from gbxfs.tree.cached import CachedFile, ParsedBytesFile
+from gbxfs.tree.cached import ParsedBytesFile
 from gbxfs.tree.model import Entry
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_+-]+")
@@ -40,7 +40,17 @@ def chunk_base(chunk: Chunk, taken: set[str]) -> str:
     return base
 
 
-def chunk_xattrs(chunk: Chunk) -> dict[str, bytes]:
+class ChunkPlace(Protocol):
+    """What a chunk file's xattrs say: a Chunk, or the facts kept of one (headerfiles)."""
+    @property
+    def chunk_id(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def error(self) -> Any: ...
+
+
+def chunk_xattrs(chunk: ChunkPlace) -> dict[str, bytes]:
     x = {"user.gbx.chunk_id": f"{chunk.chunk_id:08X}".encode(),
          "user.gbx.offset": str(chunk.offset).encode()}
     if chunk.error is not None:
@@ -71,20 +81,6 @@ def render_chunk_txt(chunk: Chunk, texts: F32Texts | None = None) -> bytes:
 
 def xml_bytes(chunk: Chunk) -> bytes:
     return (xml_text(chunk) or "").encode("utf-8", "replace")
-
-
-def chunk_files(chunk: Chunk, taken: set[str], cache: ByteLRU, key: Hashable,
-                get: Callable[[], Chunk], lazy: bool = False) -> list[Entry]:
-    """The files of `chunk`; `get()` returns the same chunk again from the parse,
-    `key` is a cache key unique to this chunk of this file; `lazy`: the .txt's
-    size is getattr's, not the listing's (contract.py: lazy_size)."""
-    xml = xml_bytes(chunk)
-    sizes = {"xml": len(xml)}
-    makers = {"txt": lambda: render_chunk_txt(get()), "xml": lambda: xml_bytes(get())}
-
-    def text_file(name: str, kind: str, x: dict) -> Entry:
-        return CachedFile(name, cache, (key, kind), makers[kind], size=sizes.get(kind), xattrs=x, lazy=lazy)
-    return chunk_entries(chunk, taken, text_file, lambda: get().raw, len(chunk.raw), bool(xml))
 
 
 def chunk_entries(chunk, taken: set[str], text_file: Callable[[str, str, dict], Entry],

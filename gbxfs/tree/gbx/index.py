@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Container, Hashable, Mapping
 from typing import Any
 
 from gbxfs.formats.gbx import classdb
@@ -64,7 +64,7 @@ def class_id_of(name: str, entry: Entry) -> int | None:
     return next((cid for ext, cid in _by_extension().items() if low.endswith(ext)), None)
 
 
-def index_name(base: str, taken: Mapping[str, Any]) -> str:
+def index_name(base: str, taken: Container[str]) -> str:
     stem, ext = base.rsplit(".", 1)
     name, i = base, 2
     while name in taken:
@@ -73,29 +73,52 @@ def index_name(base: str, taken: Mapping[str, Any]) -> str:
 
 
 def index_files(kids: Mapping[str, Entry], cache: ByteLRU, key: Hashable, mtime_ns: int | None = None,
-                header_of: Callable[[Entry], Any] | None = None) -> list[Entry]:
+                header_of: Callable[[Entry], Any] | None = None,
+                groups: dict[str, list[str]] | None = None) -> list[Entry]:
     """maps.csv / replays.csv for the listing `kids` (none when it holds no map or
     replay). `key`: unique to this listing (a new listing, a new key).
     `header_of(entry)`: the entry's parsed header or None; by default the entry's
-    own `summary_header()`."""
-    groups = indexed_names(kids)
+    own `summary_header()`. `groups`: indexed_names(kids), when the caller has it."""
+    if groups is None:
+        groups = indexed_names(kids)
     out: list[Entry] = []
     if not groups[MAPS] and not groups[REPLAYS]:
         return out
     get = header_of or summary_header_of
-    taken: dict[str, Entry | None] = dict(kids)      # None: a name taken by an index made here
+    taken = _Taken(kids)
     for base, names in groups.items():
         if not names:
             continue
         columns = MAP_COLUMNS if base == MAPS else REPLAY_COLUMNS
         name = index_name(base, taken)
-        taken[name] = None
+        taken.more.add(name)
 
         def make(names=tuple(names), columns=columns) -> bytes:
             return render_index(((n, get(kids[n])) for n in names), columns)
         # made when read (a header read per file): a listing leaves its size to getattr
         out.append(CachedFile(name, cache, (key, base), make, mtime_ns=mtime_ns, lazy=True))
     return out
+
+
+class _Taken:
+    """The names of a listing and the index names chosen for it (no copy of the listing)."""
+
+    __slots__ = ("kids", "more")
+
+    def __init__(self, kids: Mapping[str, Any]):
+        self.kids = kids
+        self.more: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.kids or name in self.more
+
+
+def index_group(name: str, entry: Entry) -> str | None:
+    """MAPS or REPLAYS: the index that has a row for `entry` (called `name`), else None."""
+    if not entry.is_dir:
+        return None
+    k = kind(class_id_of(name, entry))
+    return None if k is None else MAPS if k == "map" else REPLAYS
 
 
 def indexed_names(kids: Mapping[str, Entry]) -> dict[str, list[str]]:

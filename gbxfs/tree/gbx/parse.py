@@ -74,6 +74,8 @@ class ParsedBody:
 class GbxParse:
     """The parse state of one GBX source."""
 
+    __slots__ = ("source", "ctx", "header_bytes", "source_error")
+
     def __init__(self, source: ByteSource, ctx: TreeContext, *,
                  header_bytes: bytes | Callable[[], bytes | None] | None = None, source_error: str | None = None):
         self.source = source

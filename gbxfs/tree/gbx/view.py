@@ -32,6 +32,7 @@ from __future__ import annotations
 import errno
 import functools
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
@@ -39,21 +40,24 @@ from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbn
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx import inputfiles
-from gbxfs.tree.gbx.chunkfiles import chunk_entries, chunk_files
+from gbxfs.tree.gbx.chunkfiles import chunk_entries
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.embedded import embedded_entries
 from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
+from gbxfs.tree.gbx.headerfiles import LISTING as HEADER_LISTING
+from gbxfs.tree.gbx.headerfiles import HeaderFolder, header_rows
 from gbxfs.tree.gbx.info import render_info, render_refs
 from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
 from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.parse import GbxParse, _bare
-from gbxfs.tree.gbx.pictures import directory_file, icon_entries, icon_problem, image_entries
+from gbxfs.tree.gbx.pictures import directory_file, icon_entries, image_entries
 from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
+from gbxfs.tree.rows import Rows
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
@@ -109,11 +113,11 @@ class GbxFolder(PartlyListedDir):
             assert ph.error is not None         # no header: the parse says why
             problems.append(("header", ph.error))
             return with_errors(out, problems, self.xattrs)
-        out.append(HeaderFolder("header", cache, self._key("header/"), self._header_files))
+        out.append(HeaderFolder("header", cache, self._key(HEADER_LISTING), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
         body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
-        out.append(BodyFolder("body", lambda: self._body_files(body), UNLISTED))
+        out.append(BodyFolder("body", partial(self._body_files, body), UNLISTED))
         out += self._thumbnail_files(h, problems)
         out += icon_entries(h, cache, self._key, self._header)
         out += image_entries(h, p, self._key, problems)
@@ -164,20 +168,8 @@ class GbxFolder(PartlyListedDir):
         _decode_header(h)
         return h
 
-    def _header_files(self) -> list[Entry]:
-        h = self.p.header_once().header    # a walk of thousands of header/ folders keeps no header
-        if h is None:
-            raise OSError(errno.EIO, f"{self.name}: header no longer parses")
-        _decode_header(h)
-        taken: set[str] = set()
-        out: list[Entry] = []
-        cache = self.p.ctx.cache
-        for i, c in enumerate(h.chunks):
-            out += chunk_files(c, taken, cache, self._key("header", i),
-                               lambda i=i: self._header().chunks[i], lazy=True)  # type: ignore[misc]  # binds the loop variable
-        icon = icon_problem(h, cache, self._key)
-        return with_errors(out, [(f"header chunk {c.chunk_id:08X}", _bare(c.error)) for c in h.chunks
-                                 if c.error is not None] + ([icon] if icon else []))
+    def _header_files(self) -> Rows:
+        return header_rows(self)
 
     def _body_facts(self, h) -> int | GbxError | None:
         """What body/ is listed from: the body's declared size, or why it does not
@@ -252,13 +244,18 @@ class GbxFolder(PartlyListedDir):
         x = {"user.gbx.chunk_id": f"{THUMBNAIL_CHUNK:08X}".encode(), "user.gbx.offset": str(c.offset).encode()}
         # the files keep no image: they split the (cached) header chunk again when read
         if jpeg:
-            out.append(self._generated("thumbnail.jpg", lambda: self._flip(self._thumbnail()[0]), xattrs=x,
-                                       lazy=True))
+            out.append(self._generated("thumbnail.jpg", self._thumbnail_jpeg, xattrs=x, lazy=True))
         if comments:
             text = _comments_bytes(comments)
-            out.append(self._generated("comments.txt", lambda: _comments_bytes(self._thumbnail()[1]),
-                                       size=len(text), xattrs=x))
+            out.append(self._generated("comments.txt", self._comments, size=len(text), xattrs=x))
         return out
+
+    # bound methods, not closures: a folder's listing keeps its files' makers
+    def _thumbnail_jpeg(self) -> bytes:
+        return self._flip(self._thumbnail()[0])
+
+    def _comments(self) -> bytes:
+        return _comments_bytes(self._thumbnail()[1])
 
     def _thumbnail(self) -> tuple[bytes, str]:
         c = next(c for c in self._header().chunks if c.chunk_id == THUMBNAIL_CHUNK)
@@ -334,14 +331,6 @@ class GbxFolder(PartlyListedDir):
                                     self.files.body_slice)
         except GbxError as e:
             return with_errors([], [("embedded", _bare(e))])
-
-
-class HeaderFolder(CachedDir):
-    """header/: its listing a header read and decode, which a walk may make ahead
-    (model.Dir.list_ahead)."""
-
-    __slots__ = ()
-    list_ahead = True
 
 
 class BodyFolder(PartlyListedDir):

@@ -232,7 +232,7 @@ class PakFolder(Dir):
         """A sub-folder as its parent's listing makes it: __init__'s result, its slots
         set here (one per folder a listing shows, a few per folder `find` visits)."""
         e = cls.__new__(cls)
-        e.name, e.xattrs, e.mtime_ns, e.access = name, {}, mtime_ns, None
+        e.name, e._xattrs, e.mtime_ns, e.access = name, None, mtime_ns, None
         e._load, e._children, e._lock = None, None, Lock()
         e._tree, e._node, e._cheap, e._pinned, e.ahead_parent = tree, node, cheap, None, parent
         e._key = ("pak.list", tree.arc, node)

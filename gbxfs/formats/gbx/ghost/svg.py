@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import math
-from xml.sax.saxutils import escape
 
 from .model import GhostTrack
 
@@ -43,6 +42,10 @@ def _kept(n: int) -> list[int]:
 
 
 def render_svg(track: GhostTrack | None, *, checkpoints_ms: list[int] | None = None, title: str = "") -> bytes:
+    # imported here: the xml package pulls in urllib and email (about 20 ms), which
+    # `gbxfs info` and a mount's start would otherwise pay for a file they never render
+    from xml.sax.saxutils import escape
+
     samples = track.samples if track is not None else []
     head = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT + LEGEND_H}" '
             f'viewBox="0 0 {WIDTH} {HEIGHT + LEGEND_H}" font-family="sans-serif" font-size="12">',
