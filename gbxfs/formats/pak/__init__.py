@@ -7,7 +7,7 @@ locks or caches (the tree keeps an open pak: tree/pak/archive.py, entry.py). Pie
     version = peek_version(read_at, size); check_pak(version, size)
     header = read_pak_header(read_at, size, PakKey(key), version)   # PakHeader; .files: FileTable
     read_metadata(...)                  # every GBX entry's header (Metadata)
-    static_error(...), static_check, static_rows   # what the table fields alone say of an entry
+    static_error(...), rows_of   # what the table fields alone say of an entry
     kind_of, inflate_whole, gbx_pass    # an entry's bytes: its kind, one-call inflation, the GBX pass
     SeekableInflate                     # random access into a zlib entry
     plain_range, decrypt_streams        # decrypting a range of a stream, many small streams at once
@@ -51,7 +51,7 @@ if TYPE_CHECKING:     # what type checkers see: the same names, imported at once
     from gbxfs.formats.pak.seekinflate import CHUNK, IN_PIECE, SeekableInflate
     from gbxfs.formats.pak.stream import plain_range, read_exact
     from gbxfs.formats.pak.table import FileTable
-    from gbxfs.formats.pak.tablecheck import rows_of, static_check, static_error, static_rows
+    from gbxfs.formats.pak.tablecheck import rows_of, static_error
     from gbxfs.formats.pak.tablesum import TableSums, roots, scan, sums
     from gbxfs.formats.pak.verification import ADLER32, LZ4_VERSION, RECOVERED, by_storage, no_checksum, refusal
 
@@ -67,7 +67,7 @@ _HOME = MappingProxyType({
     "peek_version": "archive", "check_pak": "archive", "read_pak_header": "archive",
     "check_pack": "archive6", "read_pack_header": "archive6", "read_pack_table": "archive6",
     "Metadata": "metadata", "read_metadata": "metadata",
-    "static_error": "tablecheck", "static_check": "tablecheck", "static_rows": "tablecheck",
+    "static_error": "tablecheck",
     "rows_of": "tablecheck",
     "TableSums": "tablesum", "sums": "tablesum", "scan": "tablesum", "roots": "tablesum",
     "ADLER32": "verification", "RECOVERED": "verification", "LZ4_VERSION": "verification",
@@ -86,8 +86,8 @@ _MODULES = ("packlist", "keyfile", "packgbx")
 __all__ = [
     "PakError", "BLOCK", "PAGE", "PakKey", "align8", "pack_key", "KNOWN_VERSIONS", "PakHeader", "COMPRESSED_FLAGS",
     "PakFileRecord", "plain_component", "FileTable", "Pack6Table", "peek_version", "check_pak", "read_pak_header",
-    "check_pack", "read_pack_header", "read_pack_table", "Metadata", "read_metadata", "static_error", "static_check",
-    "static_rows", "rows_of", "TableSums", "sums", "scan", "roots", "ADLER32", "RECOVERED", "LZ4_VERSION",
+    "check_pack", "read_pack_header", "read_pack_table", "Metadata", "read_metadata", "static_error",
+    "rows_of", "TableSums", "sums", "scan", "roots", "ADLER32", "RECOVERED", "LZ4_VERSION",
     "no_checksum", "refusal", "by_storage", "plain_range", "read_exact", "decrypt_streams", "CHUNK", "IN_PIECE",
     "SeekableInflate", "GBX_MAGIC", "GbxPass", "GbxWalk", "SMALL_ENTRY", "STORED_PIECE", "kind_of", "inflate_whole",
     "gbx_pass", "PREFIX", "LZ4_HEAD", "Lz4Source", "static_error6", "decrypt_from_start", "lz4_starts_gbx",

@@ -1,8 +1,6 @@
 """The records of a pak's folder and file tables, and how stored names become paths."""
 from __future__ import annotations
 
-import collections
-import itertools
 from dataclasses import dataclass
 
 MAX_NAME = 0x1000        # longest folder/file name accepted (real ones are short)
@@ -25,15 +23,8 @@ class PakFolder:
 
 
 def make_folders(parents: list[int], names: list[str], paths: list[tuple[str, ...]]) -> list[PakFolder]:
-    """[PakFolder(i, parents[i], names[i], paths[i]) for every i], made field by
-    field over all of them: the frozen dataclass's __init__ (an object.__setattr__
-    per field, about 0.7 us a folder) is most of what resolving a folder costs,
-    and a pak makes all its folders when it opens."""
-    out = list(map(object.__new__, itertools.repeat(PakFolder, len(parents))))
-    for field, values in (("index", range(len(out))), ("parent", parents), ("name", names), ("parts", paths)):
-        # the slot's own setter: what the frozen class's __setattr__ refuses, its __init__ does
-        collections.deque(map(getattr(PakFolder, field).__set__, out, values), 0)
-    return out
+    """[PakFolder(i, parents[i], names[i], paths[i]) for every i]."""
+    return list(map(PakFolder, range(len(parents)), parents, names, paths))
 
 
 @dataclass(frozen=True, slots=True)   # slots: a pak may list a million files

@@ -31,9 +31,8 @@ from gbxfs.formats.pak import (
     peek_version,
     read_metadata,
     read_pak_header,
-    static_check,
+    rows_of,
     static_error,
-    static_rows,
 )
 from gbxfs.tree.pak.entry import PakEntry
 from gbxfs.tree.pak.group import EntryGroup
@@ -121,13 +120,13 @@ class PakArchive:
                             bool(flags & COMPRESSED_FLAGS))
 
     def static_check(self):
-        """static_error's verdict (true: it names something) as one test of the
-        same fields, for a listing that asks it of every file."""
-        return static_check(self.size, self.header.data_offset)
+        """static_error's verdict (true: it names something) for the same fields."""
+        static = self.static_error
+        return lambda size, stored_size, offset, flags: static(size, stored_size, offset, flags) is not None
 
     def static_rows(self):
-        """static_check over columns (tablecheck.static_rows): the bad files of a block."""
-        return static_rows(self.size, self.header.data_offset)
+        """static_check over columns (tablecheck.rows_of): the bad files of a block."""
+        return rows_of(self.static_check())
 
     def entry(self, rec: PakFileRecord) -> PakEntry:
         e = self._entries.get(rec.index)

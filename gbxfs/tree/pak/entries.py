@@ -141,12 +141,8 @@ class PakTree:
         self._index_lock = Lock()
 
     def file_row(self, rows: Rows, i: int, index: int) -> PakEntryFile:
-        """The PakEntryFile of row i of a listing (tree/pak/listed.py), table index `index`:
-        PakEntryFile.__init__'s slots, set here (tests/tree/test_pak_index_order.py)."""
-        e = object.__new__(PakEntryFile)
-        e.name, e.mtime_ns, e.access, e._tree, e._index, e._size, e._src = rows.names[i], self.mtime, None, self, \
-            index, rows.sizes[i], None
-        return e
+        """The PakEntryFile of row i of a listing (tree/pak/listed.py), table index `index`."""
+        return PakEntryFile(rows.names[i], self, index, rows.sizes[i], mtime_ns=self.mtime)
 
     def static_check(self):
         """The archive's static_check (made once: asked per listing made file by file)."""

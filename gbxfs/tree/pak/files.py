@@ -72,8 +72,7 @@ class PakEntryFile(SourceFile):
         # tree: the PakTree of tree/pak/entries.py (its `arc`), which imports this module
         # one per file a pak folder lists: the slots are set here rather than through
         # the SourceFile/File/Entry initialisers, whose xattrs and error go to the
-        # record's and the entry's properties anyway. PakTree.file_row (entries.py) sets
-        # the same slots itself, without this call: keep the two alike
+        # record's and the entry's properties anyway
         self.name = name
         self.mtime_ns = mtime_ns
         self.access = None

@@ -1,7 +1,7 @@
 """The quick forms of two per-file questions a pak's opening and listing ask:
 metadata.header_end (a GBX header's length, as read_header finds it) and
-tablecheck.static_check (static_error's verdict) and static_rows (static_check over
-columns). Each must agree with the full form it stands for."""
+tablecheck.rows_of (a verdict over columns, as a listing asks static_error of a
+block of files). Each must agree with the full form it stands for."""
 from __future__ import annotations
 
 import itertools
@@ -13,7 +13,7 @@ import pytest
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.pak.tablecheck import static_check, static_error, static_rows
+from gbxfs.formats.pak.tablecheck import rows_of, static_error
 from gbxfs.formats.pak.metadata import header_end
 from gbxfs.formats.pak.records import COMPRESSED_FLAGS
 
@@ -75,29 +75,33 @@ def test_header_end_leaves_other_kinds_to_read_header():
     assert header_end(_header([], version=5), 0) is None
 
 
-def test_static_check_is_static_errors_verdict():
+def _verdict(file_size: int, data_offset: int):
+    """static_error's verdict over a file's table fields, as the tree asks it (tree/pak/archive.py)."""
+    return lambda size, stored, offset, flags: static_error(file_size, data_offset + offset, size, stored,
+                                                            bool(flags & COMPRESSED_FLAGS)) is not None
+
+
+def test_static_error_names_each_case():
     file_size, data_offset = 4000, 1000
-    bad = static_check(file_size, data_offset)
     compressed = next(iter(f for f in (1, 2, 4, 8, 16, 32, 64, 128, 256) if f & COMPRESSED_FLAGS))
     seen = set()
     for size, stored, offset, flags in itertools.product(
             (0, 1, 7, 8, 100, 2990), (0, 1, 7, 8, 9, 100, 2984, 2985, 2991, 2992, 2993),
             (0, 1, 8, 2984, 2992, 3000), (0, compressed, COMPRESSED_FLAGS)):
         want = static_error(file_size, data_offset + offset, size, stored, bool(flags & COMPRESSED_FLAGS))
-        assert bad(size, stored, offset, flags) == (want is not None), (size, stored, offset, flags)
         seen.add(want.split(":")[0] if want else None)
     assert {None, "pak truncated", "compressed entry has no data", "stored entry holds 8 bytes, the file table says 100"} <= seen
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_static_rows_find_the_files_static_check_finds(seed):
-    """static_rows tests whole columns at once (64-bit lanes of one integer for u32
-    arrays, else file by file): the same files as static_check, around every edge of
-    its tests (the data's end, a short stored size, a compressed entry without data)."""
+def test_rows_of_finds_the_files_static_error_names(seed):
+    """rows_of runs a verdict over a block's columns (arrays or lists): the indices of
+    the files static_error names, in order, around every edge of its tests (the data's
+    end, a short stored size, a compressed entry without data)."""
     rng = random.Random(seed)
     file_size, data_offset = rng.choice([(4000, 1000), (1 << 32, 100), (1000, 993), (1000, 1000)])
-    bad = static_check(file_size, data_offset)
-    rows = static_rows(file_size, data_offset)
+    bad = _verdict(file_size, data_offset)
+    rows = rows_of(bad)
     limit = file_size - data_offset - 8
     near = [0, 1, 7, 8, 9, 100, limit - 9, limit - 8, limit - 7, limit - 1, limit, limit + 1, (1 << 32) - 1]
     near = [v for v in near if 0 <= v < 1 << 32]
@@ -105,17 +109,8 @@ def test_static_rows_find_the_files_static_check_finds(seed):
     for n in (1, 2, 7, 64, 1000):
         cols = [array("I", (rng.choice(near) for _ in range(n))) for _ in range(3)]
         cols.append(array("I", (rng.choice(flag_values) for _ in range(n))))
-        want = [k for k in range(n) if bad(*(c[k] for c in cols))]
+        want = [k for k in range(n) if static_error(file_size, data_offset + cols[2][k], cols[0][k], cols[1][k],
+                                                    bool(cols[3][k] & COMPRESSED_FLAGS))]
         assert rows(*cols) == want
-        assert rows(*map(list, cols)) == want         # not arrays: file by file
+        assert rows(*map(list, cols)) == want
     assert rows(array("I"), array("I"), array("I"), array("I")) == []
-
-
-def test_static_rows_on_every_case_static_check_knows():
-    file_size, data_offset = 4000, 1000
-    bad, rows = static_check(file_size, data_offset), static_rows(file_size, data_offset)
-    cases = list(itertools.product((0, 1, 7, 8, 100, 2990), (0, 1, 7, 8, 9, 100, 2984, 2985, 2991, 2992, 2993),
-                                   (0, 1, 8, 2984, 2992, 3000), (0, 4, COMPRESSED_FLAGS)))
-    cols = [array("I", c) for c in zip(*cases)]
-    want = [k for k, case in enumerate(cases) if bad(*case)]
-    assert rows(*cols) == want and 0 < len(want) < len(cases)

@@ -21,38 +21,23 @@ class ContinueItem(Exception):
 
 
 def new_frame(parent: Frame) -> Frame:
-    """A child scope (loop item, struct) of `parent`: Frame(parent, parent.chunk_id)
-    without the constructor's call, for the generated decoders' hot loops."""
-    return child_frame(parent, {}, None)
+    """A child scope (loop item, struct) of `parent`."""
+    return Frame(parent, parent.chunk_id)
 
 
 def child_frame(parent: Frame, values: dict, index: int | None) -> Frame:
     """A child scope of `parent` around `values` (a dict the generated decoders have
     been filling already: they make a loop item's or a struct's Frame only when
     something needs it)."""
-    f = _new(Frame)
+    f = Frame(parent, parent.chunk_id)
     f.values = values
-    f.latest = None
-    f.parent = parent
-    f.chunk_id = parent.chunk_id
-    f.depth = parent.depth + 1
     f.index = index
-    f.node = parent.node
     return f
 
 
 def root_frame(chunk_id: int, node: Any) -> Frame:
-    """Frame(None, chunk_id, node) without the class call's machinery (a chunk's own
-    scope: one per decoded chunk)."""
-    f = _new(Frame)
-    f.values = {}
-    f.latest = None
-    f.parent = None
-    f.chunk_id = chunk_id
-    f.depth = 0
-    f.index = None
-    f.node = node
-    return f
+    """A chunk's own scope (one per decoded chunk)."""
+    return Frame(None, chunk_id, node)
 
 
 class Frame:
@@ -123,8 +108,6 @@ class Frame:
             return r.peek_u32()
         raise KeyError(name)
 
-
-_new = object.__new__
 
 
 class NodeFields:
