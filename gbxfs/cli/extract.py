@@ -315,7 +315,7 @@ def extract_pak(path: str, dest: str, ctx: TreeContext, rep: Report, under: tupl
     name = os.path.basename(path)
     label = "/".join(under + (name,))
     try:
-        src = FileSource(path)
+        src = FileSource(path, files=ctx.open_files)
     except OSError as e:
         rep.fail(label, _why(e))
         return

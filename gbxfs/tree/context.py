@@ -7,6 +7,7 @@ from typing import Any
 
 from gbxfs.formats.gbx.dump import F32Texts
 from gbxfs.tree.cache import ByteLRU
+from gbxfs.tree.source import OpenFiles
 
 
 @dataclass
@@ -35,3 +36,6 @@ class TreeContext:
     # the texts of floats recently written in chunk dumps (formats/gbx/dump.py), kept
     # across the dumps of one tree: nine in ten floats of a dump were seen before
     f32_texts: F32Texts = field(default_factory=F32Texts)
+    # the real files' descriptors kept open between reads, at most a few hundred
+    # (tree/source.py OpenFiles): one pool per tree
+    open_files: OpenFiles = field(default_factory=OpenFiles)

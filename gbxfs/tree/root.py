@@ -309,7 +309,7 @@ class RealDir(Dir):
             return RealDir(name, path, root=self._root, ctx=self._ctx, seen=self._seen,
                            mtime_ns=st.st_mtime_ns, st=st)
         assert self._ctx.open_child is not None     # set by the tree builder
-        return self._ctx.open_child(name, FileSource(path, st))
+        return self._ctx.open_child(name, FileSource(path, st, self._ctx.open_files))
 
 
 class _PathEntry:
@@ -358,4 +358,4 @@ def build_tree(source: str, ctx: TreeContext | None = None,
         top = RealDir(name, real, root=real, ctx=ctx, mtime_ns=st.st_mtime_ns, st=st)
         ctx.root = top
         return top
-    return open_entry(name, FileSource(real, st), ctx, openers)
+    return open_entry(name, FileSource(real, st, ctx.open_files), ctx, openers)

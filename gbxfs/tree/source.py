@@ -24,8 +24,9 @@ class ByteSource(Protocol):
         ...
 
 
-class _OpenFiles:
-    """Keeps at most `limit` idle file descriptors open across all FileSources.
+class OpenFiles:
+    """Keeps at most `limit` idle file descriptors open across the FileSources of
+    one tree (TreeContext.open_files: one per mount or command, no process-wide pool).
 
     A folder may hold thousands of files; keeping one fd per file seen would
     exhaust the process limit, and opening per read costs a syscall pair on
@@ -97,7 +98,6 @@ class _OpenFiles:
         del self._open[src]
 
 
-OPEN_FILES = _OpenFiles()
 _NOWAIT = getattr(os, "RWF_NOWAIT", None)   # Linux 4.14+
 
 
@@ -152,8 +152,10 @@ class FileSource:
     Size and mtime are taken when the source is created: the tree shows a
     snapshot of each file (a real directory re-lists changed files anew)."""
 
-    def __init__(self, path: str, st: os.stat_result | None = None):
+    def __init__(self, path: str, st: os.stat_result | None = None, files: OpenFiles | None = None):
         self.path = path
+        # the tree's descriptor pool; None: a descriptor per read, closed after it
+        self._files = files
         st = st if st is not None else os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             raise not_regular(path)
@@ -168,14 +170,23 @@ class FileSource:
     def read_at(self, offset: int, size: int) -> bytes:
         if offset >= self.size or size <= 0:
             return b""
-        fd = OPEN_FILES.acquire(self)
-        assert fd is not None           # may_open: a descriptor, or OSError
+        files = self._files
+        if files is None:
+            fd = open_regular(self.path)
+            try:
+                data = os.pread(fd, min(size, self.size - offset), offset)
+                self._check(fd)
+                return data
+            finally:
+                os.close(fd)
+        pooled = files.acquire(self)
+        assert pooled is not None       # may_open: a descriptor, or OSError
         try:
-            data = os.pread(fd, min(size, self.size - offset), offset)
-            self._check(fd)
+            data = os.pread(pooled, min(size, self.size - offset), offset)
+            self._check(pooled)
             return data
         finally:
-            OPEN_FILES.release(self)
+            files.release(self)
 
     def _check(self, fd: int) -> None:
         # after the read: a file rewritten, grown or cut before or during it (an fd
@@ -187,11 +198,12 @@ class FileSource:
         """The bytes when the file is open and the kernel has them in its page
         cache; None when getting them could wait for a disk (read_at in a
         worker thread then). Lets the FUSE loop answer cached reads itself."""
-        if _NOWAIT is None:
+        files = self._files
+        if _NOWAIT is None or files is None:
             return None
         if offset >= self.size or size <= 0:
             return b""
-        fd = OPEN_FILES.acquire(self, may_open=False)
+        fd = files.acquire(self, may_open=False)
         if fd is None:
             return None
         try:
@@ -201,12 +213,13 @@ class FileSource:
         except OSError:   # EAGAIN: not cached; EOPNOTSUPP: cannot tell; EIO: changed (read_at says so)
             return None
         finally:
-            OPEN_FILES.release(self)
+            files.release(self)
         # the buffer itself (bytes-like): FUSE copies it into its reply, a bytes() copy would be one more
         return buf if got == len(buf) else None
 
     def close(self) -> None:
-        OPEN_FILES.close(self)
+        if self._files is not None:
+            self._files.close(self)
 
 
 class BytesSource:

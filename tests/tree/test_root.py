@@ -215,11 +215,12 @@ def test_single_file_source(tmp_path):
 
 
 def test_file_descriptors_stay_bounded(tmp_path, monkeypatch):
-    pool = source_mod._OpenFiles(limit=8)
-    monkeypatch.setattr(source_mod, "OPEN_FILES", pool)
+    from gbxfs.tree.context import TreeContext
+    ctx = TreeContext(open_files=source_mod.OpenFiles(limit=8))
+    pool = ctx.open_files
     for i in range(40):
         _write(tmp_path / f"f{i}", bytes([i]) * 3)
-    tree = build_tree(str(tmp_path), openers=[])
+    tree = build_tree(str(tmp_path), openers=[], ctx=ctx)
     for i in range(40):
         assert resolve(tree, f"f{i}").read(0, 3) == bytes([i]) * 3
         assert pool.open_count() <= 8

@@ -16,7 +16,7 @@ def test_nowait_reads_need_an_open_file_and_give_exact_bytes(tmp_path):
     path = tmp_path / "f.bin"
     data = random.Random(31).randbytes(300_000)
     path.write_bytes(data)
-    src = FileSource(str(path))
+    src = FileSource(str(path), files=source_mod.OpenFiles())
     if source_mod._NOWAIT is None:
         assert src.read_at_nowait(0, 10) is None
         pytest.skip("no RWF_NOWAIT on this platform")
@@ -43,12 +43,11 @@ def test_a_file_replaced_since_listing_is_refused(tmp_path):
 
 
 def test_descriptors_in_use_are_not_closed(tmp_path, monkeypatch):
-    pool = source_mod._OpenFiles(limit=1)
-    monkeypatch.setattr(source_mod, "OPEN_FILES", pool)
+    pool = source_mod.OpenFiles(limit=1)
     a, b = tmp_path / "a", tmp_path / "b"
     a.write_bytes(b"A" * 10)
     b.write_bytes(b"B" * 10)
-    sa, sb = FileSource(str(a)), FileSource(str(b))
+    sa, sb = FileSource(str(a), files=pool), FileSource(str(b), files=pool)
     fd = pool.acquire(sa)                 # a read of `a` in progress
     assert sb.read_at(0, 3) == b"BBB"     # opening b exceeds the limit, but a stays open
     assert os.pread(fd, 3, 0) == b"AAA"
@@ -62,12 +61,11 @@ def test_a_slow_open_does_not_hold_up_reads_of_open_files(tmp_path, monkeypatch)
     # worker stuck opening another file must not make it wait on the pool's lock
     import threading
 
-    pool = source_mod._OpenFiles()
-    monkeypatch.setattr(source_mod, "OPEN_FILES", pool)
+    pool = source_mod.OpenFiles()
     a, b = tmp_path / "a", tmp_path / "b"
     a.write_bytes(b"A" * 10)
     b.write_bytes(b"B" * 10)
-    sa, sb = FileSource(str(a)), FileSource(str(b))
+    sa, sb = FileSource(str(a), files=pool), FileSource(str(b), files=pool)
     assert sa.read_at(0, 1) == b"A"       # a is open
     entered, release = threading.Event(), threading.Event()
     real_open = os.open
@@ -92,3 +90,19 @@ def test_a_slow_open_does_not_hold_up_reads_of_open_files(tmp_path, monkeypatch)
     finally:
         release.set()
         worker.join(10)
+
+
+def test_a_source_without_a_pool_keeps_no_descriptor(tmp_path):
+    p = tmp_path / "a"
+    p.write_bytes(b"A" * 10)
+    before = len(os.listdir("/proc/self/fd"))
+    src = FileSource(str(p))
+    assert src.read_at(2, 3) == b"AAA"
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert src.read_at_nowait(0, 1) is None      # nothing open to answer from
+
+
+def test_each_tree_has_its_own_pool(tmp_path):
+    from gbxfs.tree.context import TreeContext
+    a, b = TreeContext(), TreeContext()
+    assert a.open_files is not b.open_files
