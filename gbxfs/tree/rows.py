@@ -28,12 +28,10 @@ from gbxfs.tree.model import Entry
 
 # a row's size: a plain file whose size a listing must not compute (its entry's lazy_size)
 LAZY = -2
-# makes entries for every listing: making one is quick and rare (a lookup, an open)
-_MAKING = threading.Lock()
 
 
 class Rows(Mapping):
-    __slots__ = ("names", "cells", "sizes", "mtime_ns", "valid", "_make", "_where")
+    __slots__ = ("names", "cells", "sizes", "mtime_ns", "valid", "_make", "_where", "_making")
 
     def __init__(self, names: list[str], cells: list, sizes: list[int], mtime_ns: int | None,
                  make: Callable[[Rows, int, int], Entry], valid: bool | None = None):
@@ -42,6 +40,9 @@ class Rows(Mapping):
         self.sizes = sizes
         self.mtime_ns = mtime_ns
         self._make = make
+        # one entry per row, also when two requests name it at once (making one is
+        # quick and rare: a lookup, an open)
+        self._making = threading.Lock()
         self._where: dict[str, int] | None = None
         # every name one valid component (not empty, no "/", no NUL, not a dot name):
         # `valid` when the maker knows, else tested on the names joined (once per listing)
@@ -57,7 +58,7 @@ class Rows(Mapping):
     def at(self, i: int) -> Entry:
         x = self.cells[i]
         if x.__class__ is int:
-            with _MAKING:
+            with self._making:
                 x = self.cells[i]
                 if x.__class__ is int:
                     x = self.cells[i] = self._make(self, i, x)

@@ -121,3 +121,33 @@ def test_a_file_whose_table_fields_say_unreadable_is_made_at_listing(tmp_path, m
     kids = folder.children()
     assert sorted(kids) == ["a.bin", "error.txt", "z.bin"]
     assert kids["z.bin"].error and not kids["a.bin"].error
+
+
+def test_a_row_named_by_two_requests_at_once_makes_one_entry():
+    import threading
+
+    from gbxfs.tree.model import File
+    from gbxfs.tree.rows import Rows
+
+    inside, second_maker = threading.Event(), threading.Event()
+    made: list[int] = []
+
+    def make(rows, i, token):
+        made.append(i)
+        if len(made) == 1:
+            inside.set()
+            second_maker.wait(1.0)     # a second maker (no lock) would end this at once
+        else:
+            second_maker.set()
+        return File(rows.names[i])
+
+    rows = Rows(["a", "b"], [0, 1], [1, 1], 0, make)
+    got: list = []
+    first = threading.Thread(target=lambda: got.append(rows.at(0)))
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=lambda: got.append(rows.at(0)))
+    second.start()
+    first.join(10)
+    second.join(10)
+    assert made == [0] and len(got) == 2 and got[0] is got[1]
