@@ -74,7 +74,7 @@ def summary_at(path: str, read_at, size: int) -> dict[str, Any]:
                     "author.login": h.author.login if h.author else None, "title_id": h.title_id,
                     "comment": h.comment, "included_packs": len(h.included), "header_size": h.header_size})
         return _pack_table(out, read_at, size)
-    pl_path = packlist_beside(path)
+    pl_path = packlist_beside(os.path.realpath(path))     # as the tree finds it (root.build_tree)
     out["key.packlist"] = pl_path
     if pl_path is None:
         return {**out, "error": "no packlist.dat beside the pak: its header is encrypted"}
