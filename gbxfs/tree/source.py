@@ -82,6 +82,24 @@ class OpenFiles:
     def open_count(self) -> int:
         return len(self._open)
 
+    def close_all(self) -> None:
+        """Close every idle descriptor (the tree is done: a command ends, a test's tree goes)."""
+        with self._lock:
+            for src in list(self._open):
+                if src._users == 0:
+                    self._close(src)
+
+    def __del__(self) -> None:
+        # a tree dropped without close_all (a CLI command's, a test's) leaves no descriptor
+        # behind: they belong to this pool alone
+        for src in list(self._open):
+            fd, src._fd = src._fd, None
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
     def _trim(self) -> None:
         if len(self._open) <= self.limit:
             return

@@ -106,3 +106,22 @@ def test_each_tree_has_its_own_pool(tmp_path):
     from gbxfs.tree.context import TreeContext
     a, b = TreeContext(), TreeContext()
     assert a.open_files is not b.open_files
+
+
+def test_trees_dropped_leave_no_descriptor_open(tmp_path):
+    # each tree has its own pool (TreeContext.open_files): a command or a test that
+    # builds many trees must not keep their descriptors
+    import gc
+
+    from gbxfs.tree.root import build_tree
+    from gbxfs.tree.walk import resolve
+    for i in range(3):
+        (tmp_path / f"f{i}").write_bytes(b"x" * 10)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        tree = build_tree(str(tmp_path), openers=[])
+        for i in range(3):
+            assert resolve(tree, f"f{i}").read(0, 3) == b"xxx"
+        del tree
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == before
