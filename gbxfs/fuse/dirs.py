@@ -14,7 +14,7 @@ import pyfuse3
 
 from gbxfs.fuse.ahead import wants_ahead
 from gbxfs.fuse.guard import brief, fail, failure
-from gbxfs.fuse.listing import DOTS, DirHandle, dot_attributes, listed_with_sizes, reply_listed, snapshot
+from gbxfs.fuse.listing import DOTS, DirHandle, SharedAttributes, listed_with_sizes, reply_listed, snapshot
 from gbxfs.tree.model import Dir
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ class DirectoryOps:
         _fh: Iterator[int]
         _dirs: dict[int, DirHandle]
         _ahead: Ahead
+        _common: SharedAttributes
 
         async def _work(self, fn: Callable, *args: Any) -> Any: ...
         def _node(self, inode: int) -> Inode: ...
@@ -78,11 +79,11 @@ class DirectoryOps:
             # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took
             pos = start_id
             while pos < 2:          # "." and ".."
-                if not pyfuse3.readdir_reply(token, DOTS[pos], dot_attributes(h.parent if pos else h.node), pos + 1):
+                if not pyfuse3.readdir_reply(token, DOTS[pos], self._common.dot(h.parent if pos else h.node), pos + 1):
                     return
                 pos += 1
             if pos < len(h.rows.names) + 2:
-                await reply_listed(h, pos, token, self.inodes, self.policy, self._work)
+                await reply_listed(h, pos, token, self.inodes, self.policy, self._work, self._common)
         except Exception as e:  # noqa: BLE001 - a handler's contract: EIO and one log line
             raise failure("readdir", (fh, start_id), e) from None
 

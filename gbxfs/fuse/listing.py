@@ -11,7 +11,7 @@ once) and the references counted in one pass per reply. Everything else goes the
 general way (InodeTable.remember_listed: a node per folder, which `find` opens
 next), its attributes from attrs.make_attributes, but for folders not listed yet,
 which share one EntryAttributes as files do. "." and ".." get only what the
-kernel keeps of them (dot_attributes).
+kernel keeps of them (SharedAttributes.dot).
 """
 from __future__ import annotations
 
@@ -100,35 +100,47 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes:
 
 
 DOTS = (b".", b"..")
-# "." and ".." take no reference, and of their readdirplus entries the kernel keeps only
-# the inode number and the file type (it links no attributes for these two names): they
-# get these, changed per reply (pyfuse3 copies them at once), not their folders' full
-# attributes, which a folder's node keeps only once made anyway
-_DOT = pyfuse3.EntryAttributes()
-_DOT.st_mode = DIR_MODE
+class SharedAttributes:
+    """The attributes readdirplus replies share, one set per mount (Operations makes
+    it), changed per entry and copied into the reply at once by readdir_reply
+    (nothing awaits in between):
+    - "." and "..": they take no reference, and of their entries the kernel keeps only
+      the inode number and the file type (it links no attributes for these two
+      names), so they get these rather than their folders' full attributes, which a
+      folder's node keeps only once made anyway;
+    - the short way's files, which differ only in number and size: one for all files
+      of the folders that share mtime, owner and policy (a pak's);
+    - folders not listed yet, which differ only in number (link count 1)."""
 
+    __slots__ = ("_dot", "_file", "_folder")
 
-def dot_attributes(node: Inode) -> pyfuse3.EntryAttributes:
-    """The attributes a readdirplus entry "." or ".." for `node` needs: its own if
-    kept (attrs.stable), else its number and the folder type."""
-    if node.attrs is not None:
-        return node.attrs
-    _DOT.st_ino = node.inode
-    return _DOT
+    def __init__(self) -> None:
+        self._dot = pyfuse3.EntryAttributes()
+        self._dot.st_mode = DIR_MODE
+        self._file: tuple[tuple, pyfuse3.EntryAttributes] | None = None
+        self._folder: tuple[tuple, pyfuse3.EntryAttributes] | None = None
 
+    def dot(self, node: Inode) -> pyfuse3.EntryAttributes:
+        """The attributes a readdirplus entry "." or ".." for `node` needs: its own if
+        kept (attrs.stable), else its number and the folder type."""
+        if node.attrs is not None:
+            return node.attrs
+        self._dot.st_ino = node.inode
+        return self._dot
 
-# the short way's files differ only in number and size: one EntryAttributes for all
-# files of the folders that share mtime, owner and policy (a pak's), changed per file
-# and copied into the reply at once by readdir_reply (nothing awaits in between)
-_shared: tuple[tuple, pyfuse3.EntryAttributes] | None = None
+    def file(self, mtime: int, owner: tuple[int, int, int], policy: AttrPolicy) -> pyfuse3.EntryAttributes:
+        key = (mtime, owner, policy.entry_timeout, policy.attr_timeout)
+        kept = self._file
+        if kept is None or kept[0] != key:
+            kept = self._file = key, file_attributes(0, 0, mtime, policy, *owner)
+        return kept[1]
 
-
-def _shared_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPolicy) -> pyfuse3.EntryAttributes:
-    global _shared
-    key = (mtime, owner, policy.entry_timeout, policy.attr_timeout)
-    if _shared is None or _shared[0] != key:
-        _shared = key, file_attributes(0, 0, mtime, policy, *owner)
-    return _shared[1]
+    def folder(self, entry: Dir, mtime: int, access, policy: AttrPolicy) -> pyfuse3.EntryAttributes:
+        key = (mtime, access, entry.exact_mode, policy.entry_timeout, policy.attr_timeout, policy.uid, policy.gid)
+        kept = self._folder
+        if kept is None or kept[0] != key:
+            kept = self._folder = key, make_attributes(0, entry, mtime, 0, policy, access, None)
+        return kept[1]
 
 
 def _lazy_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPolicy) -> pyfuse3.EntryAttributes:
@@ -140,20 +152,8 @@ def _lazy_attributes(mtime: int, owner: tuple[int, int, int], policy: AttrPolicy
     return a
 
 
-# the same for folders not listed yet (they differ only in number: link count 1)
-_shared_folder: tuple[tuple, pyfuse3.EntryAttributes] | None = None
-
-
-def _folder_attributes(entry: Dir, mtime: int, access, policy: AttrPolicy) -> pyfuse3.EntryAttributes:
-    global _shared_folder
-    key = (mtime, access, entry.exact_mode, policy.entry_timeout, policy.attr_timeout, policy.uid, policy.gid)
-    if _shared_folder is None or _shared_folder[0] != key:
-        _shared_folder = key, make_attributes(0, entry, mtime, 0, policy, access, None)
-    return _shared_folder[1]
-
-
 async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy: AttrPolicy,
-                       work: Callable[..., Awaitable]) -> None:
+                       work: Callable[..., Awaitable], common: SharedAttributes) -> None:
     """readdirplus replies for the handle's entries from position pos on (pos >= 2:
     "." and ".." are the caller's); entry i is followed by offset i + 1. `work(fn)`
     runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time)."""
@@ -182,7 +182,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         if (size >= 0 or size == LAZY) and short and ino > root and full(ino) is None:
             if size >= 0:
                 if shared is None:
-                    shared = _shared_attributes(mtime, file_owner(dirnode.access, policy), policy)
+                    shared = common.file(mtime, file_owner(dirnode.access, policy), policy)
                 attrs = shared
                 attrs.st_size = size
                 attrs.st_blocks = (size + 511) >> 9
@@ -222,7 +222,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             if unsized:
                 attrs.attr_timeout = 0      # expired at once: a stat asks getattr, which has the size
         elif (kids := entry.peek()) is None:  # type: ignore[attr-defined]  # a folder: never listed, link count 1
-            attrs = _folder_attributes(entry, emtime, access, policy)  # type: ignore[arg-type]  # a folder
+            attrs = common.folder(entry, emtime, access, policy)  # type: ignore[arg-type]  # a folder
             attrs.st_ino = ino
         else:
             attrs = make_attributes(ino, entry, emtime, size, policy, access, kids)

@@ -23,7 +23,7 @@ from gbxfs.fuse.attrs import BLKSIZE, AttrPolicy, file_size, make_attributes, ne
 from gbxfs.fuse.dirs import DirectoryOps
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import Inode, InodeTable
-from gbxfs.fuse.listing import DirHandle, inherit
+from gbxfs.fuse.listing import DirHandle, SharedAttributes, inherit
 from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions, without_x
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
@@ -55,6 +55,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         self._files: dict[int, File] = {}
         self._dirs: dict[int, DirHandle] = {}
         self._ahead = Ahead()       # the folders a walk enters next (fuse/ahead.py)
+        self._common = SharedAttributes()   # what readdirplus replies share (fuse/listing.py)
         # folder inode -> {inode: name} of its listing, for files held from a listing
         self._names: dict[int, dict[int, str]] = {}
         self._names_lock = threading.Lock()
