@@ -3,6 +3,7 @@ and refusal of files changed since they were listed."""
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import random
 
@@ -95,10 +96,11 @@ def test_a_slow_open_does_not_hold_up_reads_of_open_files(tmp_path, monkeypatch)
 def test_a_source_without_a_pool_keeps_no_descriptor(tmp_path):
     p = tmp_path / "a"
     p.write_bytes(b"A" * 10)
+    gc.collect()        # earlier tests' garbage may hold descriptors: closed now, not during the count
     before = len(os.listdir("/proc/self/fd"))
     src = FileSource(str(p))
     assert src.read_at(2, 3) == b"AAA"
-    assert len(os.listdir("/proc/self/fd")) == before
+    assert len(os.listdir("/proc/self/fd")) <= before
     assert src.read_at_nowait(0, 1) is None      # nothing open to answer from
 
 
@@ -111,12 +113,11 @@ def test_each_tree_has_its_own_pool(tmp_path):
 def test_trees_dropped_leave_no_descriptor_open(tmp_path):
     # each tree has its own pool (TreeContext.open_files): a command or a test that
     # builds many trees must not keep their descriptors
-    import gc
-
     from gbxfs.tree.root import build_tree
     from gbxfs.tree.walk import resolve
     for i in range(3):
         (tmp_path / f"f{i}").write_bytes(b"x" * 10)
+    gc.collect()        # earlier tests' garbage may hold descriptors: closed now, not during the count
     before = len(os.listdir("/proc/self/fd"))
     for _ in range(50):
         tree = build_tree(str(tmp_path), openers=[])
@@ -124,4 +125,4 @@ def test_trees_dropped_leave_no_descriptor_open(tmp_path):
             assert resolve(tree, f"f{i}").read(0, 3) == b"xxx"
         del tree
     gc.collect()
-    assert len(os.listdir("/proc/self/fd")) == before
+    assert len(os.listdir("/proc/self/fd")) <= before
