@@ -63,6 +63,9 @@ from gbxfs.tree.source import ByteSource
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
 # found by name, not listed: their listings need the body parse (see the module note)
 BODY_FOLDERS = frozenset({"ghosts", "embedded", MESH_FOLDER})
+CLASS_XATTR = "user.gbx.class_id"
+# the classes whose files may embed others (embedded/), as the folder's class xattr shows them
+EMBEDDING = frozenset(f"{c:08X}".encode() for c in (REPLAY, MAP))
 
 
 def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
@@ -108,7 +111,7 @@ class GbxFolder(PartlyListedDir):
         h = ph.header
         out: list[Entry] = [original, self._generated("info.txt", self._info, lazy=True)]
         if h is not None:
-            self.xattrs["user.gbx.class_id"] = f"{h.class_id:08X}".encode()
+            self.xattrs[CLASS_XATTR] = f"{h.class_id:08X}".encode()
         if h is None:
             assert ph.error is not None         # no header: the parse says why
             problems.append(("header", ph.error))
@@ -129,9 +132,21 @@ class GbxFolder(PartlyListedDir):
             out.append(CachedDir("ghosts", cache, self._key("ghosts/"), self._ghost_files))
         if may_hold_mesh(h.class_id):
             out += MeshFiles(p, self._key).root_entries(h.class_id)
-        if h.class_id in (REPLAY, MAP):
-            out.append(Dir("embedded", load=self._embedded))
-        return with_errors(out, problems, self.xattrs)
+        return with_errors(out, problems, self.xattrs)    # embedded/: made when named (child)
+
+    def child(self, name: str) -> Entry | None:
+        """A listed entry, or a folder found by name; a map's or replay's embedded/
+        is made when first named, then the same (a walk never names it: a folder
+        and its lock less per map kept)."""
+        entry = super().child(name)
+        if entry is None and name == "embedded" and self.xattrs.get(CLASS_XATTR) in EMBEDDING:
+            with self._lock:
+                others = self._children         # the unlisted, set by children()
+                assert others is not None
+                entry = others.get(name)
+                if entry is None:
+                    entry = others[name] = Dir("embedded", load=self._embedded)
+        return entry
 
     def _info(self) -> bytes:
         """info.txt: the summary and the header's facts, then the body's (status,
