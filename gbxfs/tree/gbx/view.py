@@ -32,7 +32,6 @@ from __future__ import annotations
 import errno
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
@@ -120,7 +119,7 @@ class GbxFolder(PartlyListedDir):
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
         body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
-        out.append(BodyFolder("body", partial(self._body_files, body), UNLISTED))
+        out.append(BodyFolder(self, body))
         out += self._thumbnail_files(h, problems)
         out += icon_entries(h, cache, self._key, self._header)
         out += image_entries(h, p, self._key, problems)
@@ -353,17 +352,30 @@ class BodyFolder(PartlyListedDir):
     so a walk enters it without a worker thread (contract.py lists_from_memory),
     and made again on each listing rather than kept (a few objects)."""
 
-    __slots__ = ()
+    # its GBX folder and the facts it lists from (GbxFolder._body_facts): no loader
+    # object of its own (one body/ per map a walk keeps)
+    __slots__ = ("_gbx", "_facts")
     lists_from_memory = True
 
+    def __init__(self, gbx: GbxFolder, facts: int | GbxError | None):
+        super().__init__("body", _made_here, UNLISTED)
+        self._gbx, self._facts = gbx, facts
+
+    def _entries(self) -> list[Entry]:
+        return self._gbx._body_files(self._facts)
+
     def children(self) -> Mapping[str, Entry]:
-        return {c.name: c for c in self._load() if c.name not in self._unlisted}
+        return {c.name: c for c in self._entries() if c.name not in self._unlisted}
 
     def child(self, name: str) -> Entry | None:
-        return next((c for c in self._load() if c.name == name), None)
+        return next((c for c in self._entries() if c.name == name), None)
 
     def peek(self) -> Mapping[str, Entry] | None:
         return self.children()      # from memory: the same on every walk (a folder's link count)
+
+
+def _made_here() -> list[Entry]:
+    raise AssertionError("body/ lists through its own children()")
 
 
 def _comments_bytes(comments: str) -> bytes:
