@@ -189,22 +189,18 @@ class FileSource:
         if offset >= self.size or size <= 0:
             return b""
         files = self._files
-        if files is None:
-            fd = open_regular(self.path)
-            try:
-                data = os.pread(fd, min(size, self.size - offset), offset)
-                self._check(fd)
-                return data
-            finally:
-                os.close(fd)
-        pooled = files.acquire(self)
-        assert pooled is not None       # may_open: a descriptor, or OSError
+        # without a pool: a descriptor for this read alone (the check after it still holds)
+        fd = open_regular(self.path) if files is None else files.acquire(self)
+        assert fd is not None           # may_open: a descriptor, or OSError
         try:
-            data = os.pread(pooled, min(size, self.size - offset), offset)
-            self._check(pooled)
+            data = os.pread(fd, min(size, self.size - offset), offset)
+            self._check(fd)
             return data
         finally:
-            files.release(self)
+            if files is None:
+                os.close(fd)
+            else:
+                files.release(self)
 
     def _check(self, fd: int) -> None:
         # after the read: a file rewritten, grown or cut before or during it (an fd
