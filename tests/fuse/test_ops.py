@@ -443,6 +443,20 @@ def test_statfs_reports_the_source_size_and_nothing_free(tmp_path):
     assert s.f_bfree == s.f_bavail == 0 and s.f_namemax == 255
 
 
+async def _listed_modes(ops, paths, monkeypatch) -> dict[str, int]:
+    """path -> mode of every entry readdirplus lists in the folders `paths`."""
+    modes = {}
+    for path in paths:
+        inode = ROOT if not path else (await _lookup_path(ops, path)).st_ino
+        fh = await ops.opendir(inode, None)
+        got = []
+        monkeypatch.setattr(pyfuse3, "readdir_reply", lambda t, n, a, i: got.append((n, a)) or True)
+        await ops.readdir(fh, 0, None)
+        modes.update({f"{path}/{n.decode()}".lstrip("/"): stat.S_IMODE(a.st_mode) for n, a in got
+                      if n not in (b".", b"..")})
+    return modes
+
+
 def test_listing_attributes_follow_the_source_modes(tmp_path, monkeypatch):
     (tmp_path / "secret.txt").write_bytes(b"s")
     os.chmod(tmp_path / "secret.txt", 0o600)
@@ -450,20 +464,11 @@ def test_listing_attributes_follow_the_source_modes(tmp_path, monkeypatch):
     os.chmod(tmp_path / "x.pak", 0o640)
     view = lambda name, src, ctx: Dir(name, children=[Dir("inner", children=[BytesFile("f", b"1")])])
     ops = _ops(build_tree(str(tmp_path), openers=[Opener("pak", view, suffixes=(".pak",))]))
-    modes = {}
 
     async def main():
-        for path in ("", "x.pak", "x.pak/inner"):
-            inode = ROOT if not path else (await _lookup_path(ops, path)).st_ino
-            fh = await ops.opendir(inode, None)
-            got = []
-            monkeypatch.setattr(pyfuse3, "readdir_reply", lambda t, n, a, i: got.append((n, a)) or True)
-            await ops.readdir(fh, 0, None)
-            for name, attrs in got:
-                if name not in (b".", b".."):
-                    modes[f"{path}/{name.decode()}".lstrip("/")] = stat.S_IMODE(attrs.st_mode)
+        return await _listed_modes(ops, ("", "x.pak", "x.pak/inner"), monkeypatch)
 
-    run(main)
+    modes = run(main)
     assert modes == {"secret.txt": 0o600, "x.pak": 0o750, "x.pak/inner": 0o750, "x.pak/inner/f": 0o640}
 
 
@@ -480,14 +485,7 @@ def test_files_made_from_an_executable_source_are_not_executable(tmp_path, monke
     listed = {}
 
     async def main():
-        for path in ("", "x.pak", "x.pak/inner"):
-            inode = ROOT if not path else (await _lookup_path(ops, path)).st_ino
-            fh = await ops.opendir(inode, None)
-            got = []
-            monkeypatch.setattr(pyfuse3, "readdir_reply", lambda t, n, a, i: got.append((n, a)) or True)
-            await ops.readdir(fh, 0, None)
-            listed.update({f"{path}/{n.decode()}".lstrip("/"): stat.S_IMODE(a.st_mode) for n, a in got
-                           if n not in (b".", b"..")})
+        listed.update(await _listed_modes(ops, ("", "x.pak", "x.pak/inner"), monkeypatch))
         return {p: stat.S_IMODE((await _lookup_path(ops, p)).st_mode) for p in listed}
 
     looked = run(main)

@@ -31,7 +31,6 @@ from gbxfs.formats.pak import (
     peek_version,
     read_metadata,
     read_pak_header,
-    rows_of,
     static_error,
 )
 from gbxfs.tree.pak.entry import PakEntry
@@ -118,15 +117,6 @@ class PakArchive:
         reading anything (None: nothing), without making the entry."""
         return static_error(self.size, self.header.data_offset + offset, size, stored_size,
                             bool(flags & COMPRESSED_FLAGS))
-
-    def static_check(self):
-        """static_error's verdict (true: it names something) for the same fields."""
-        static = self.static_error
-        return lambda size, stored_size, offset, flags: static(size, stored_size, offset, flags) is not None
-
-    def static_rows(self):
-        """static_check over columns (tablecheck.rows_of): the bad files of a block."""
-        return rows_of(self.static_check())
 
     def entry(self, rec: PakFileRecord) -> PakEntry:
         e = self._entries.get(rec.index)

@@ -23,7 +23,6 @@ from gbxfs.formats.pak import (
     peek_version,
     read_pack_header,
     read_pack_table,
-    rows_of,
     static_error6,
 )
 from gbxfs.tree.pak.entry6 import PackEntry
@@ -114,15 +113,6 @@ class PackArchive:
         reading anything (None: nothing), without making the entry."""
         return static_error6(self.size, self.data_offset + offset, size, stored_size, flags, self.version,
                              self._cipher is not None)
-
-    def static_check(self):
-        """static_error's verdict (true: it names something) for the same fields."""
-        static = self.static_error
-        return lambda size, stored_size, offset, flags: static(size, stored_size, offset, flags) is not None
-
-    def static_rows(self):
-        """static_check over columns (tablecheck.rows_of): the bad files of a block."""
-        return rows_of(self.static_check())
 
     def entry(self, rec: PakFileRecord) -> PackEntry:
         e = self._entries.get(rec.index)

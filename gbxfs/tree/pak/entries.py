@@ -9,12 +9,12 @@ known to be unverifiable.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from threading import Lock
 
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.header import parse_header
-from gbxfs.formats.pak import SMALL_ENTRY, FileTable
+from gbxfs.formats.pak import SMALL_ENTRY, FileTable, rows_of
 from gbxfs.tree.cached import ITEM_OVERHEAD
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.parse import GbxParse
@@ -136,7 +136,8 @@ class PakTree:
         self.columns = FileColumns(arc, ctx.cache, arc.version if ctx.typed_names else None,
                                    ctx.gbx_mode == "folder", self.static_rows)
         self._index_key = ("pak.index", arc)
-        self._bad = self._bad_rows = None
+        self._bad: Callable[[int, int, int, int], bool] | None = None
+        self._bad_rows: Callable[..., list[int]] | None = None
         self._index: PakIndex | None = None
         self._index_lock = Lock()
 
@@ -145,17 +146,19 @@ class PakTree:
         return PakEntryFile(rows.names[i], self, index, rows.sizes[i], mtime_ns=self.mtime)
 
     def static_check(self):
-        """The archive's static_check (made once: asked per listing made file by file)."""
+        """Whether the archive's static_error names something for a file's table fields
+        (made once: asked per listing made file by file)."""
         bad = self._bad
         if bad is None:
-            bad = self._bad = self.arc.static_check()
+            static = self.arc.static_error
+            bad = self._bad = lambda size, stored, offset, flags: static(size, stored, offset, flags) is not None
         return bad
 
     def static_rows(self):
-        """The archive's static_rows (made once: asked per block of files, tree/pak/columns.py)."""
+        """static_check over a block's columns (made once: tree/pak/columns.py)."""
         rows = self._bad_rows
         if rows is None:
-            rows = self._bad_rows = self.arc.static_rows()
+            rows = self._bad_rows = rows_of(self.static_check())
         return rows
 
     def index(self) -> PakIndex:
