@@ -117,9 +117,8 @@ def _mount_at(source_arg: str, source: str, mountpoint_arg: str, mountpoint: str
     if isinstance(ops, str):
         print(f"gbxfs: {source_arg} {ops}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    ops, cache = ops
-    # what the memory governor steers (fuse/runner.py)
-    memory = {"cache": cache, "outside": ops.inodes.nbytes, "workers": ops.limiter}
+    # the scheduler's memory loop charges the kernel's inodes to the cache (fuse/scheduler.py)
+    memory = {"scheduler": ops.scheduler, "outside": ops.inodes.nbytes}
 
     from gbxfs.fuse import runner
     from gbxfs.fuse.notify import sd_notify
@@ -153,9 +152,11 @@ def _mount(runner, ops, source: str, mountpoint: str, source_arg: str, mountpoin
 
 
 def _operations(source: str, opts):
-    """(the FUSE operations, the tree's cache), or why the source cannot be mounted."""
+    """The FUSE operations over the source's tree, with their scheduler, or why the
+    source cannot be mounted."""
     from gbxfs.fuse.attrs import AttrPolicy
     from gbxfs.fuse.ops import Operations
+    from gbxfs.fuse.scheduler import Scheduler
     from gbxfs.tree.cache import ByteLRU
     from gbxfs.tree.context import TreeContext
     from gbxfs.tree.model import Dir
@@ -174,7 +175,8 @@ def _operations(source: str, opts):
         return f"cannot be shown as a folder: {why}"
     policy = AttrPolicy(entry_timeout=opts.timeout, attr_timeout=opts.timeout, negative_timeout=opts.timeout)
     statfs_path = source if os.path.isdir(source) else os.path.dirname(source)
-    return Operations(tree, policy=policy, threads=opts.threads, statfs_path=statfs_path), ctx.cache
+    scheduler = Scheduler(opts.threads, ctx.cache)
+    return Operations(tree, policy=policy, scheduler=scheduler, statfs_path=statfs_path)
 
 
 def _unusable(tree) -> str | None:

@@ -28,15 +28,12 @@ class AttrPolicy:
 
 def needs_work(entry: Entry) -> bool:
     """True when attributes cannot be computed without I/O, parsing or rendering."""
-    return isinstance(entry, File) and entry.size_hint() is None
+    return isinstance(entry, File) and entry.size(wait=False) is None
 
 
 def file_size(entry: Entry) -> int:
     """The exact size (may render or parse: call from a worker thread unless needs_work is False)."""
-    if isinstance(entry, File):
-        hint = entry.size_hint()
-        return hint if hint is not None else entry.size()
-    return 0
+    return entry.size() if isinstance(entry, File) else 0
 
 
 def shown_mode(entry: Dir, access: Access | None) -> int:

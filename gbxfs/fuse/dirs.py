@@ -12,15 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyfuse3
 
-from gbxfs.fuse.ahead import wants_ahead
 from gbxfs.fuse.guard import brief, fail, failure
 from gbxfs.fuse.listing import DOTS, DirHandle, SharedAttributes, listed_with_sizes, reply_listed, snapshot
 from gbxfs.tree.model import Dir
 
 if TYPE_CHECKING:
-    from gbxfs.fuse.ahead import Ahead
     from gbxfs.fuse.attrs import AttrPolicy
     from gbxfs.fuse.inodes import Inode, InodeTable
+    from gbxfs.fuse.scheduler import Scheduler
     from gbxfs.tree.model import Entry
 
 log = logging.getLogger("gbxfs.fuse")
@@ -29,14 +28,14 @@ DEBUG = logging.DEBUG
 
 class DirectoryOps:
     """Mixed into fuse/ops.py's Operations (its _node, _entry, _work, inodes,
-    policy, _dirs, _fh and _ahead)."""
+    policy, _dirs, _fh and scheduler)."""
 
     if TYPE_CHECKING:   # Operations' own (ops.py)
         policy: AttrPolicy
         inodes: InodeTable
         _fh: Iterator[int]
         _dirs: dict[int, DirHandle]
-        _ahead: Ahead
+        scheduler: Scheduler
         _common: SharedAttributes
 
         async def _work(self, fn: Callable, *args: Any) -> Any: ...
@@ -67,13 +66,10 @@ class DirectoryOps:
             if h is None:
                 raise fail(errno.EBADF)
             if h.rows is None:
-                kids, sizes = h.entry.listing_nowait(), None     # a Dir (opendir)
+                kids, sizes = h.entry.children(wait=False), None     # a Dir (opendir)
                 if kids is None:    # in a worker thread: the first sizes that need work too, in the same visit
-                    if wants_ahead(h.entry):    # and the folders a walk enters next (fuse/ahead.py)
-                        kids, sizes = await self._work(self._ahead.list_with, h.entry,
-                                                       *self._walk_context(h.node), listed_with_sizes)
-                    else:
-                        kids, sizes = await self._work(listed_with_sizes, h.entry)
+                    kids, sizes = await self.scheduler.listing(h.entry, listed_with_sizes,
+                                                               lambda: self._walk_context(h.node))
                 snapshot(self.inodes, h, kids, sizes)
                 assert h.rows is not None       # made by snapshot
             # offsets: item i is followed by offset i + 1; the kernel hands back the last one it took

@@ -71,7 +71,7 @@ def _as_rows(kids: Mapping[str, Entry], mtime: int) -> Rows:
     whose size is known without work, or is getattr's (LAZY)."""
     cells = list(kids.values())
     sizes = [-1 if e.is_dir or e.access is not None or (e.mtime_ns is not None and e.mtime_ns != mtime)
-             else size if (size := e.size_hint()) is not None else LAZY if e.lazy_size else -1 for e in cells]  # type: ignore[attr-defined]  # a file (not is_dir)
+             else size if (size := e.size(wait=False)) is not None else LAZY if e.lazy_size else -1 for e in cells]  # type: ignore[attr-defined]  # a file (not is_dir)
     return Rows(list(kids), cells, sizes, mtime, _made)
 
 
@@ -198,7 +198,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         pos = k + 2
         entry = rows.at(k)
         is_dir = entry.is_dir
-        size = 0 if is_dir else entry.size_hint()  # type: ignore[attr-defined]  # a file
+        size = 0 if is_dir else entry.size(wait=False)  # type: ignore[attr-defined]  # a file
         if size is None:
             size = sizes.get(pos)
         unsized = size is None and entry.lazy_size      # its size is getattr's (contract.py)

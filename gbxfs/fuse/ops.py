@@ -1,10 +1,10 @@
 """pyfuse3 request handlers over the tree: a thin adapter.
 
-Everything that may read, decrypt, decompress, parse or render runs in a
-worker thread behind one CapacityLimiter; only answers that need no work
-(known sizes, bytes already in memory, listings already made) are given
-from the trio loop. Every handler turns an unexpected exception into EIO
-and logs it, so one bad file never takes the mount down.
+What the tree answers goes to the kernel; when and where its work runs is the
+Scheduler's (fuse/scheduler.py): only answers that need no work (known sizes,
+bytes already in memory, listings already made) are given from the trio loop.
+Every handler turns an unexpected exception into EIO and logs it, so one bad
+file never takes the mount down.
 """
 from __future__ import annotations
 
@@ -16,18 +16,16 @@ import threading
 from collections.abc import Callable, Mapping
 
 import pyfuse3
-import trio
 
-from gbxfs.fuse.ahead import Ahead
-from gbxfs.fuse.attrs import BLKSIZE, AttrPolicy, file_size, make_attributes, needs_work, negative_entry, stable
+from gbxfs.fuse.attrs import BLKSIZE, AttrPolicy, make_attributes, negative_entry, stable
 from gbxfs.fuse.dirs import DirectoryOps
 from gbxfs.fuse.guard import fail, handler, read_only
 from gbxfs.fuse.inodes import Inode, InodeTable
 from gbxfs.fuse.listing import DirHandle, SharedAttributes, inherit
+from gbxfs.fuse.scheduler import THREADS, Scheduler
 from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions, without_x
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
-from gbxfs.tree.openers import ViewDir
 from gbxfs.tree.walk import NotADir, NotFound, walk
 
 log = logging.getLogger("gbxfs.fuse")
@@ -44,17 +42,16 @@ class Operations(DirectoryOps, pyfuse3.Operations):
     # the kernel checks the source's POSIX ACLs too (asking system.posix_acl_access)
     enable_acl = True
 
-    def __init__(self, tree: Entry, *, policy: AttrPolicy | None = None, threads: int = 8,
-                 statfs_path: str | None = None):
+    def __init__(self, tree: Entry, *, policy: AttrPolicy | None = None, threads: int = THREADS,
+                 scheduler: Scheduler | None = None, statfs_path: str | None = None):
         super().__init__()
         self.policy = policy or AttrPolicy()
         self.inodes = InodeTable(tree, tree.mtime_ns or 0)
-        self.limiter = trio.CapacityLimiter(threads)
+        self.scheduler = scheduler or Scheduler(threads)    # when work runs (fuse/scheduler.py)
         self._statfs_path = statfs_path
         self._fh = itertools.count(1)
         self._files: dict[int, File] = {}
         self._dirs: dict[int, DirHandle] = {}
-        self._ahead = Ahead()       # the folders a walk enters next (fuse/ahead.py)
         self._common = SharedAttributes()   # what readdirplus replies share (fuse/listing.py)
         # folder inode -> {inode: name} of its listing, for files held from a listing
         self._names: dict[int, dict[int, str]] = {}
@@ -63,15 +60,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
     # -- helpers ---------------------------------------------------------
 
     async def _work(self, fn: Callable, *args):
-        return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
-
-    async def _background(self, fn: Callable, *args) -> None:
-        """Work nobody waits for (read-ahead): a failure is logged, never raised
-        (it would end the mount's event loop)."""
-        try:
-            await self._work(fn, *args)
-        except Exception as e:  # noqa: BLE001 - a handler's contract: EIO and one log line
-            log_failure(log, e, "background %s failed", getattr(fn, "__qualname__", fn))
+        return await self.scheduler.work(fn, *args)
 
     def _node(self, inode: int) -> Inode:
         node = self.inodes.get(inode)
@@ -137,20 +126,16 @@ class Operations(DirectoryOps, pyfuse3.Operations):
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
             raise fail(errno.ENOTDIR)
-        kids = entry.listing_nowait()
-        return kids if kids is not None else await self._work(entry.children)
+        return await self.scheduler.children(entry)
 
     async def _child(self, entry: Entry, name: str) -> Entry | None:
         """What a lookup finds: a real folder re-checks the file on disk first."""
         if not isinstance(entry, Dir):
             raise fail(errno.ENOTDIR)
-        if (entry.loaded() or entry.lists_from_memory) and not entry.revalidates:
-            return entry.child(name)
-        checked = entry.checked_child(name) if entry.revalidates else None
-        return checked if checked is not None else await self._work(entry.child, name)
+        return await self.scheduler.child(entry, name)
 
     async def _size(self, entry: Entry) -> int:
-        return await self._work(file_size, entry) if needs_work(entry) else file_size(entry)
+        return await self.scheduler.size(entry)
 
     def _attrs(self, node: Inode, size: int, entry: Entry) -> pyfuse3.EntryAttributes:
         """The node's attributes: kept on a node once made when they cannot change
@@ -237,13 +222,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         # worker-thread visit: their reads are then answered from the loop
         # a file held from a listing has its folder's node at hand
         parent = node.folder or (self.inodes.find_path(node.parent_path) if node.path else None)
-        folder = parent.entry if parent is not None else None
-        if isinstance(folder, Dir):
-            if folder.wants_prefetch(entry.name):
-                # the entries after this one, on another core while this one is served
-                self._spawn(folder.read_ahead, entry.name, True)
-            if folder.wants_read_ahead(entry.name):
-                await self._work(folder.read_ahead, entry.name)
+        await self.scheduler.opening(parent.entry if parent is not None else None, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
 
@@ -255,23 +234,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         if entry.error:
             log.debug("read of %s refused: %s", entry.name, entry.error)
             raise fail(errno.EIO)
-        data = entry.read_nowait(off, size)
-        if data is None:
-            if not off:     # a first read: what it will need (a large entry's pass input), on the other core too
-                self._prefetch(entry, 0)
-            data = await self._work(entry.read, off, size)
-        if data:
-            # a large entry read in order: its next pieces on the other core meanwhile
-            self._prefetch(entry, off + len(data))
-        return data
-
-    def _prefetch(self, entry: File, offset: int) -> None:
-        for at in entry.prefetch_offsets(offset):
-            self._spawn(entry.prefetch_at, at)
-
-    def _spawn(self, fn: Callable, *args) -> None:
-        """Start background work (at the loop's next scheduling pass)."""
-        trio.lowlevel.spawn_system_task(self._background, fn, *args)
+        return await self.scheduler.read(entry, off, size)
 
     @handler
     async def release(self, fh):
@@ -312,11 +275,11 @@ class Operations(DirectoryOps, pyfuse3.Operations):
 
     async def _xattrs(self, node: Inode, name: str | None) -> dict[str, bytes]:
         entry = await self._entry(node)
-        # a view's folder gets its attributes (class id, error) when the view opens;
-        # open it for user.* questions only: ls -l asks for security.* and system.*
-        # on every entry and must not decrypt every pak in a folder
-        if isinstance(entry, ViewDir) and not entry.loaded() and (name is None or name.startswith("user.")):
-            await self._work(entry.children)
+        # a folder may get attributes when listed (a view's class id, a pak folder's
+        # error): list it for user.* questions only (ls -l asks for security.* and
+        # system.* on every entry and must not decrypt every pak in a folder)
+        if isinstance(entry, Dir) and entry.peek() is None and (name is None or name.startswith("user.")):
+            await self._children(entry)
         attrs: dict[str, bytes | str] = dict(entry.xattrs)
         if isinstance(entry, File) and entry.error:
             attrs.setdefault("user.gbxfs.error", entry.error)

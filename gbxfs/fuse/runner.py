@@ -11,8 +11,8 @@ from collections.abc import Callable
 import pyfuse3
 import trio
 
-from gbxfs.tree.cache import ByteLRU
-from gbxfs.tree.governor import Governor
+from gbxfs.fuse.memory import libc
+from gbxfs.fuse.scheduler import Scheduler
 
 log = logging.getLogger("gbxfs.fuse")
 
@@ -51,20 +51,6 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 MMAP_THRESHOLD = 4 << 20
 # Free bytes at the top of a heap that glibc gives back at once.
 TRIM_THRESHOLD = 512 * 1024
-# Seconds between two malloc_trim calls.
-TRIM_EVERY = 1.0
-# Seconds between two looks at the process's RSS (tree/governor.py).
-GOVERN_EVERY = 0.2
-# What the process may hold beyond the cache's bound (README: cache_mb + 100 MB).
-HEADROOM = 100 << 20
-
-
-def _libc():
-    try:
-        import ctypes
-        return ctypes.CDLL(None)
-    except OSError:
-        return None
 
 
 def _tune_malloc() -> None:
@@ -80,80 +66,13 @@ def _tune_malloc() -> None:
       (benchmarks/mount_memory.py). A fixed threshold also fixes the trim one.
 
     Must run before the worker threads start; no-op off glibc."""
-    libc = _libc()
+    lib = libc()
     try:
-        libc.mallopt(_M_ARENA_MAX, 2)
-        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-        libc.mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+        lib.mallopt(_M_ARENA_MAX, 2)
+        lib.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        lib.mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     except AttributeError:
         pass
-
-
-class _Memory:
-    """The mount's memory loop: every GOVERN_EVERY, the process's RSS (from
-    /proc/self/statm) goes to a Governor, whose bound the cache evicts to and
-    whose worker count the requests' thread limiter takes. malloc_trim gives
-    the free pages inside glibc's heaps back to the system once per TRIM_EVERY,
-    and at once after the bound was lowered (what a body walk or an evicted
-    parse freed between live blocks stays in the process otherwise: glibc only
-    trims the top of a heap). Each step runs in a thread of its own (not the
-    requests' limiter): an eviction frees a parse's objects, and trim walks the
-    free lists."""
-
-    def __init__(self, cache: ByteLRU | None, outside: Callable[[], int] | None,
-                 workers: trio.CapacityLimiter | None):
-        self.trim = getattr(_libc(), "malloc_trim", None)
-        self.cache, self.outside, self.workers = cache, outside, workers
-        self.governor = None if cache is None else Governor(
-            cache.max_bytes, cache.max_bytes + HEADROOM,
-            int(workers.total_tokens) if workers is not None else 1)
-        self._statm = None
-        self._page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-        self._trimmed = 0.0
-        try:
-            self._statm = os.open("/proc/self/statm", os.O_RDONLY)
-        except OSError:
-            self.governor = None          # not Linux: trim only
-
-    def rss(self) -> int:
-        assert self._statm is not None      # asked with a governor, which needs it
-        return int(os.pread(self._statm, 128, 0).split()[1]) * self._page
-
-    def step(self, now: float) -> None:
-        """One look at RSS, `now` in seconds on the loop's clock (trio.current_time)."""
-        lowered = False
-        if self.governor is not None:
-            assert self.cache is not None   # a governor is made for a cache
-            before = self.cache.bound
-            bound = self.governor.sample(self.rss(), now, self.cache.current_bytes,
-                                         self.outside() if self.outside else 0)
-            if bound != before:
-                self.cache.set_bound(bound)
-                lowered = bound < before
-        if self.trim is not None and (lowered or now - self._trimmed >= TRIM_EVERY):
-            self._trimmed = now
-            self.trim(0)
-
-    async def tick(self) -> None:
-        """A step in a thread, then the workers' tokens set from the governor."""
-        await trio.to_thread.run_sync(self.step, trio.current_time())
-        if self.workers is not None and self.governor is not None:
-            # set here, on the loop: a trio limiter is not thread-safe
-            if self.workers.total_tokens != self.governor.workers:
-                self.workers.total_tokens = self.governor.workers
-
-    async def run(self) -> None:
-        if self.governor is None and self.trim is None:
-            return
-        every = GOVERN_EVERY if self.governor is not None else TRIM_EVERY
-        try:
-            while True:
-                await trio.sleep(every)
-                await self.tick()
-        finally:
-            if self._statm is not None:
-                os.close(self._statm)
-                self._statm = None
 
 
 # allocations between young-generation collections (CPython's default: 700)
@@ -172,24 +91,24 @@ def _rare_young_collections() -> None:
 
 
 def serve(mountpoint: str, on_ready: Callable[[], None] | None = None, *,
-          cache: ByteLRU | None = None, outside: Callable[[], int] | None = None,
-          workers: trio.CapacityLimiter | None = None) -> None:
+          scheduler: Scheduler | None = None, outside: Callable[[], int] | None = None) -> None:
     """Answer requests until unmounted or signalled, then make sure the mount is gone.
-    With `cache`, its bound and the `workers` limiter's tokens follow the
-    process's memory (_Memory), and `outside()` bytes kept outside the cache
-    (the kernel's inodes) are charged to it."""
+    With `scheduler`, its memory loop runs beside the requests (fuse/scheduler.py),
+    `outside()` being the bytes kept outside the cache (the kernel's inodes)."""
     _tune_malloc()
     _rare_young_collections()
     try:
-        trio.run(_serve, mountpoint, on_ready, _Memory(cache, outside, workers))
+        trio.run(_serve, mountpoint, on_ready, scheduler, outside)
     finally:
         pyfuse3.close(unmount=True)
 
 
-async def _serve(mountpoint: str, on_ready: Callable[[], None] | None, memory: _Memory) -> None:
+async def _serve(mountpoint: str, on_ready: Callable[[], None] | None, scheduler: Scheduler | None,
+                 outside: Callable[[], int] | None) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal)
-        nursery.start_soon(memory.run)
+        if scheduler is not None:
+            nursery.start_soon(scheduler.run, outside)
         nursery.start_soon(_announce_when_usable, mountpoint, on_ready)
         # pyfuse3 as it comes: its wait for each request (a trio.Lock handed from
         # task to task, an epoll round) is about 15 us of the loop's CPU per request

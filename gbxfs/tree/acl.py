@@ -1,7 +1,7 @@
 """Who may reach a real file or folder: its permission bits, owner and POSIX ACL.
 
 The mount shows each entry with the access of the real file or folder it
-comes from (tree/model.py `Access`), and the kernel checks it for the caller
+comes from (`Access`), and the kernel checks it for the caller
 (default_permissions, and the ACL handed over as `system.posix_acl_access`:
 gbxfs/fuse/ops.py). An extended ACL is kept as the kernel's xattr value:
 a 4-byte version (2), then 8 bytes per entry (tag u16, permissions u16, id u32),
@@ -16,7 +16,9 @@ import stat
 import struct
 from collections.abc import Callable
 
-from gbxfs.tree.model import Access
+# (permission bits, uid, gid) of the real file or folder an entry comes from, and its
+# extended POSIX ACL (the xattr's bytes) when it has one
+Access = tuple[int, int, int] | tuple[int, int, int, bytes]
 
 ACL_XATTR = "system.posix_acl_access"
 _VERSION = 2

@@ -58,13 +58,13 @@ class _SizedFile(File):
                                      f"{self._size} were announced")
         return data
 
-    def size(self) -> int:
+    def _exact_size(self) -> int:
         return self._size if self._size is not None else len(self._bytes())
 
-    def size_hint(self) -> int | None:
+    def _known_size(self) -> int | None:
         return self._size
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         return self._bytes()[offset:offset + size]
 
 
@@ -100,10 +100,10 @@ class ParsedBytesFile(_SizedFile):
         super().__init__(name, size, xattrs, lazy, **kw)
         self._get = get
 
-    def _bytes(self) -> bytes | memoryview:  # type: ignore[override]  # read() below copies a view's piece
+    def _bytes(self) -> bytes | memoryview:  # type: ignore[override]  # _read() below copies a view's piece
         return self._checked(self._get())
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         piece = self._bytes()[offset:offset + size]
         return piece if type(piece) is bytes else bytes(piece)
 
@@ -113,18 +113,15 @@ class CachedDir(Dir):
     again by `load` after eviction. Entries made again are new objects with the
     same names, sizes and content."""
 
-    __slots__ = ("_cache", "_listing_key", "_pinned")
+    __slots__ = ("_cache", "_listing_key")
     _load: Callable[[], Iterable[Entry]]        # always given here
 
     def __init__(self, name: str, cache: ByteLRU, key: Hashable, load: Callable[[], Iterable[Entry]], **kw):
         super().__init__(name, load=load, **kw)
         self._cache, self._listing_key = cache, key
-        self._pinned: Mapping[str, Entry] | None = None
 
-    def children(self) -> Mapping[str, Entry]:
-        kids, self._pinned = self._pinned, None
-        if kids is None:
-            kids = self._cache.get(self._listing_key)
+    def _list(self) -> Mapping[str, Entry]:
+        kids = self._cache.get(self._listing_key)
         if kids is None:
             with self._lock:
                 kids = self._cache.get(self._listing_key)
@@ -138,12 +135,8 @@ class CachedDir(Dir):
                     self._cache.put(self._listing_key, kids, cost + ITEM_OVERHEAD)
         return kids
 
-    def loaded(self) -> bool:
-        # The FUSE layer lists on the event loop when this says True: keep the
-        # listing until that next children() call, so that an eviction by another
-        # thread in between cannot turn it into a parse on the loop.
-        self._pinned = self._cache.get(self._listing_key)
-        return self._pinned is not None
+    def _list_now(self) -> Mapping[str, Entry] | None:
+        return self._cache.get(self._listing_key)
 
     def peek(self) -> Mapping[str, Entry] | None:
         return self._cache.get(self._listing_key)

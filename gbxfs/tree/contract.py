@@ -3,118 +3,181 @@
 A view is a function `factory(name, source, ctx) -> Dir` (ViewFactory) that
 the opener registry (gbxfs/tree/openers.py) calls on a folder's first
 listing. What it returns, and every entry below it, is a tree entry that the
-FUSE adapter (gbxfs/fuse/) and the CLI consume through the methods here, and
-nothing else. gbxfs/tree/model.py implements them; views subclass its File
-and Dir.
+FUSE adapter (gbxfs/fuse/) and the CLI consume through what is written here,
+and nothing else. gbxfs/tree/model.py implements it; views subclass its File
+and Dir and fill in their private hooks (model.py says which).
 
-The FUSE adapter answers on the trio event loop when an entry says the work
-is trivial, and moves to a worker thread otherwise. So the non-blocking
-methods below are promises: an entry that answers them wrongly stalls every
-other request of the mount.
+Two parts, as an archive mounter's contract has (a mount source's operations
+and the file-info record they answer with):
+
+- the facts of an entry (EntryFacts): plain attributes, read on the event loop,
+  never work;
+- the operations (FileContract, FolderContract): seven, three for files and four
+  for folders. Work that would block answers `wait=False` with None (or LATER):
+  the caller then asks again with `wait=True` in a worker thread. When that
+  happens, and whether prepared work (prefetch, read_ahead) runs at all, is the
+  adapter's scheduler's decision (gbxfs/fuse/scheduler.py), never the tree's:
+  the tree only says what work there is.
+
+Rules of the contract:
+1. An entry's facts and its file's size never change for a given entry object
+   (a changed real file gets a new entry); a folder that may change on disk says
+   `revalidates`.
+2. Listings are identical on every call for folders that do not revalidate, in
+   names, order, kinds and sizes (an evicted listing is made again, the same).
+3. `wait=False` never does I/O, decryption, decompression or parsing: it is
+   called on the event loop, and an entry that works there stalls every other
+   request of the mount.
+4. Bytes that cannot be verified are never returned: read raises OSError(EIO),
+   and a file's `error` says why beforehand.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+import enum
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, overload, runtime_checkable
 
-from gbxfs.tree.context import TreeContext
-from gbxfs.tree.source import ByteSource
+from gbxfs.tree.acl import Access
+
+if TYPE_CHECKING:
+    from gbxfs.tree.context import TreeContext
+    from gbxfs.tree.source import ByteSource
+
+
+class Later(enum.Enum):
+    """child(name, wait=False)'s answer when finding `name` needs work (None
+    already means "no such name")."""
+    LATER = "later"
+
+
+LATER = Later.LATER
+
+class ReadAhead(NamedTuple):
+    """What opening a folder's child may prepare (folder.read_ahead(name)):
+    `now` before the open is answered (worker thread), `background` without
+    waiting for it. None: nothing to do."""
+    now: Callable[[], None] | None
+    background: Callable[[], None] | None
+
+
+NO_READ_AHEAD = ReadAhead(None, None)
 
 
 @runtime_checkable
-class EntryContract(Protocol):
-    """What every tree entry is, file or folder.
+class EntryFacts(Protocol):
+    """What every tree entry is, file or folder: read without work.
 
-    name      its name in the parent folder (unique there).
-    xattrs    extended attributes (str -> bytes), shown as user.* xattrs.
-    mtime_ns  its own mtime, or None to inherit the nearest ancestor's.
-    is_dir    True for folders (then the folder methods apply), False for files.
+    name         its name in the parent folder (unique there).
+    is_dir       True for folders (FolderContract), False for files (FileContract).
+    mtime_ns     its own mtime, or None to inherit the nearest ancestor's.
+    access       its source's access (Access), or None to inherit the ancestor's.
+    exact_mode   True: shown with its access bits as they are (a real file or folder);
+                 False: a folder made from a file adds x where r is set, a file made
+                 from a source drops every x (tree/acl.py).
+    xattrs       extended attributes (str -> bytes), shown as user.* xattrs.
 
-    Files:
-    size()              the exact size in bytes: getattr reports it, and reads
-                        never return more or fewer bytes than it says.
-    read(off, n)        up to n bytes at off (short only at the end); may block.
-                        Bytes that cannot be verified raise OSError(EIO), never
-                        wrong bytes. `error` (str or None) says why beforehand.
-    size_hint()         size() when known without any work (no I/O, parsing or
-                        rendering), else None. Called on the event loop.
-    lazy_size           True when size() needs work that listing the folder
-                        must not cost (a body parse, an image encoded again):
-                        a listing (readdirplus) then shows the file with
-                        attributes that expire at once, and the exact size is
-                        getattr's, computed when something stats the file
-                        (find and ls do not; ls -l does). False: a listing
-                        computes size() in a worker thread when size_hint()
-                        is None.
-    in_memory()         True when read() only slices bytes already in memory.
-    read_nowait(off, n) read() when it cannot block, else None. Event loop.
-    prefetch_offsets(o) pieces worth preparing in the background now that a
-                        sequential reader reached o (event loop; claimed: each
-                        gets one prefetch_at(piece) in a worker thread), so
-                        that its next reads are answered by read_nowait.
-
-    Folders:
-    children()          name -> entry; may list, parse or read (worker thread).
-    loaded()            True promises that the NEXT children() call answers
-                        without work, even if a cache evicts the listing in
-                        between (a cached listing is pinned until that call).
-                        Called on the event loop.
-    peek()              the children if ever listed, without listing (possibly
-                        stale), else None. Called on the event loop.
-    child(name)         what a lookup of `name` finds: children().get(name), or
-                        an entry the folder has but does not list (body/nodes).
-                        Without work when loaded() and not `revalidates`.
-    checked_child(name) for a folder that revalidates: child(name) when it needs
-                        no work now (a real folder's file checked on disk less
-                        than a second ago by an earlier lookup), else None.
-                        Called on the event loop.
-    lists_from_memory   True when even a first children() is made from memory
-                        (no I/O, no parsing): the event loop may call it.
-    listing_nowait()    children() when loaded() or lists_from_memory, else None
-                        (model.Dir's; a folder may answer both in one look). Event loop.
-    wants_read_ahead(n) True when opening child n should run read_ahead(n)
-                        (event loop); read_ahead(n) prepares n and the children
-                        likely read next, or waits for n when a background
-                        read_ahead is preparing it (worker thread).
-    wants_prefetch(n)   True when opening child n should start
-                        read_ahead(n, background=True) without waiting for it
-                        (event loop; asked first: the children after n are
-                        prepared while n is served).
+    Files also have:
+    error        None, or why the bytes cannot be verified (read answers EIO).
+    lazy_size    True when size() needs work a listing must not cost (a body parse,
+                 an image encoded again): a listing shows the file with attributes
+                 that expire at once, and the exact size is getattr's, computed when
+                 something stats the file (find and ls do not; ls -l does). False: a
+                 listing computes size() in a worker thread when size(wait=False) is None.
+    Folders also have:
+    revalidates  True when the folder may change on disk (a real folder): its
+                 listing and lookups check the disk, and nothing of it may be kept.
+    list_ahead   True when a walk may list this folder before it is asked for: its
+                 listing costs a header of a few KB, not an archive's index.
     """
 
     name: str
-    xattrs: dict[str, bytes]
-    mtime_ns: int | None
     is_dir: bool
+    mtime_ns: int | None
+    access: Access | None
+    exact_mode: bool
+
+    @property
+    def xattrs(self) -> dict[str, bytes]: ...
 
 
-class FileContract(EntryContract, Protocol):
+@runtime_checkable
+class FileContract(EntryFacts, Protocol):
+    """A file's operations.
+
+    size(wait)          the exact size in bytes: getattr reports it, and reads
+                        never return more or fewer bytes than it says. wait=False:
+                        None unless known without any work.
+    read(off, n, wait)  up to n bytes at off (short only at the end); may block.
+                        wait=False: None unless the bytes are in memory already.
+    prefetch(off)       work worth doing in the background now that a sequential
+                        reader reached off (each item prepares one piece, so that
+                        the next reads answer with wait=False); asked on the event
+                        loop, it claims what it returns: run each item once.
+    """
+
     error: str | None
 
     @property
-    def lazy_size(self) -> bool: ...       # read only: a class constant or a property
+    def lazy_size(self) -> bool: ...
 
+    @overload
     def size(self) -> int: ...
+    @overload
+    def size(self, wait: Literal[True]) -> int: ...
+    @overload
+    def size(self, wait: bool) -> int | None: ...
+    @overload
     def read(self, offset: int, size: int) -> bytes: ...
-    def size_hint(self) -> int | None: ...
-    def in_memory(self) -> bool: ...
-    def read_nowait(self, offset: int, size: int) -> bytes | None: ...
-    def prefetch_offsets(self, offset: int) -> list[int]: ...
-    def prefetch_at(self, offset: int) -> None: ...
+    @overload
+    def read(self, offset: int, size: int, wait: Literal[True]) -> bytes: ...
+    @overload
+    def read(self, offset: int, size: int, wait: bool) -> bytes | None: ...
+    def prefetch(self, offset: int) -> list[Callable[[], None]]: ...
 
 
-class FolderContract(EntryContract, Protocol):
-    def children(self) -> Mapping[str, EntryContract]: ...
-    def loaded(self) -> bool: ...
-    def peek(self) -> Mapping[str, EntryContract] | None: ...
-    def child(self, name: str) -> EntryContract | None: ...
-    def checked_child(self, name: str) -> EntryContract | None: ...
+@runtime_checkable
+class FolderContract(EntryFacts, Protocol):
+    """A folder's operations.
+
+    children(wait)      name -> entry, in the folder's order; may list, parse or
+                        read. wait=False: None unless it answers without work (a
+                        listing kept, or one made from memory in well under a
+                        millisecond).
+    peek()              the children if ever listed, without listing (possibly stale
+                        for a folder that revalidates), else None: for attributes
+                        (a folder's link count) and for planning, never for answers.
+    child(name, wait)   what a lookup of `name` finds: children().get(name), or an
+                        entry the folder has but does not list (body/nodes). None:
+                        no such name. wait=False: LATER when finding it needs work.
+    read_ahead(name)    ReadAhead: what opening child `name` may prepare, now and in
+                        the background (an archive's next small entries).
+    """
+
     @property
-    def lists_from_memory(self) -> bool: ...   # read only: a class constant or a property
-    def listing_nowait(self) -> Mapping[str, EntryContract] | None: ...
-    def wants_read_ahead(self, name: str) -> bool: ...
-    def wants_prefetch(self, name: str) -> bool: ...
-    def read_ahead(self, name: str, background: bool = False) -> None: ...
+    def revalidates(self) -> bool: ...
+    @property
+    def list_ahead(self) -> bool: ...
+
+    @overload
+    def children(self) -> Mapping[str, EntryFacts]: ...
+    @overload
+    def children(self, wait: Literal[True]) -> Mapping[str, EntryFacts]: ...
+    @overload
+    def children(self, wait: bool) -> Mapping[str, EntryFacts] | None: ...
+    def peek(self) -> Mapping[str, EntryFacts] | None: ...
+    @overload
+    def child(self, name: str) -> EntryFacts | None: ...
+    @overload
+    def child(self, name: str, wait: Literal[True]) -> EntryFacts | None: ...
+    @overload
+    def child(self, name: str, wait: bool) -> EntryFacts | None | Later: ...
+    def read_ahead(self, name: str) -> ReadAhead: ...
+
+
+# the operations, by kind: what the adapter may call (tests/tree/test_contract.py holds
+# every view and the adapter to these)
+FILE_OPERATIONS = ("size", "read", "prefetch")
+FOLDER_OPERATIONS = ("children", "peek", "child", "read_ahead")
 
 
 class ViewFactory(Protocol):

@@ -2,21 +2,28 @@
 
 A view of a file format builds these objects; the FUSE adapter and the CLI
 walk them. Directories compute their children lazily, on first access, and
-files know their exact size before any byte is read. The methods the rest
-of the tree relies on, and what they promise, are written down in
-gbxfs/tree/contract.py.
+files know their exact size before any byte is read. What the rest of the
+tree may call, and what it promises, is written down in gbxfs/tree/contract.py;
+the public methods here implement it once, over private hooks a view fills in:
+
+    File: _exact_size() and _read(off, n), which may work; _known_size() and
+          _read_now(off, n), which answer without work or None; prefetch(off).
+    Dir:  _list() (may work) and _list_now() (without work, or None); _find(name)
+          and _find_now(name) for lookups; peek(); read_ahead(name).
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
+
+from gbxfs.tree.acl import Access
+from gbxfs.tree.contract import LATER, NO_READ_AHEAD, Later, ReadAhead
+
+__all__ = ["LATER", "NO_READ_AHEAD", "Access", "BytesFile", "Dir", "Entry", "ErrorFolder", "File",
+           "Later", "PartlyListedDir", "ReadAhead", "RealFile", "RenderedFile", "SourceFile", "Xattrs"]
 
 Xattrs = dict[str, bytes]
-# (permission bits, uid, gid) of the real file or folder an entry comes from, and
-# its extended POSIX ACL (the xattr's bytes) when it has one (tree/acl.py)
-Access = tuple[int, int, int] | tuple[int, int, int, bytes]
-
 
 class Entry:
     """Common part of files and directories."""
@@ -65,7 +72,8 @@ class Entry:
 
 
 class File(Entry):
-    """A regular file. Subclasses implement size() and read().
+    """A regular file. Subclasses implement _exact_size() and _read(), and _known_size()
+    and _read_now() when they can answer without work.
 
     `error` set means the bytes cannot be verified: reading answers EIO
     (and the CLI prints the reason)."""
@@ -76,34 +84,49 @@ class File(Entry):
         super().__init__(name, **kw)
         self.error: str | None = None
 
-    def size(self) -> int:
+    @overload
+    def size(self) -> int: ...
+    @overload
+    def size(self, wait: Literal[True]) -> int: ...
+    @overload
+    def size(self, wait: bool) -> int | None: ...
+
+    def size(self, wait: bool = True) -> int | None:
+        """The exact size; wait=False: None unless known without any work."""
+        known = self._known_size()
+        return known if known is not None or not wait else self._exact_size()
+
+    @overload
+    def read(self, offset: int, size: int) -> bytes: ...
+    @overload
+    def read(self, offset: int, size: int, wait: Literal[True]) -> bytes: ...
+    @overload
+    def read(self, offset: int, size: int, wait: bool) -> bytes | None: ...
+
+    def read(self, offset: int, size: int, wait: bool = True) -> bytes | None:
+        """Up to `size` bytes at `offset`; wait=False: None unless they are in memory."""
+        return self._read(offset, size) if wait else self._read_now(offset, size)
+
+    def prefetch(self, offset: int) -> list[Callable[[], None]]:
+        """Work preparing the pieces a sequential reader at `offset` reads next
+        (claimed: run each once, in a worker thread). None by default."""
+        return []
+
+    # -- hooks -------------------------------------------------------------
+
+    def _exact_size(self) -> int:
         raise NotImplementedError
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         raise NotImplementedError
 
-    # The FUSE layer answers from the event loop when these say the work is
-    # trivial, and hops to a worker thread otherwise.
-    def size_hint(self) -> int | None:
+    def _known_size(self) -> int | None:
         """The size if known without any work (no I/O, parsing or rendering), else None."""
         return None
 
-    def in_memory(self) -> bool:
-        """True when read() only slices bytes already in memory."""
-        return False
-
-    def read_nowait(self, offset: int, size: int) -> bytes | None:
-        """read() if it can answer without waiting (no I/O that could block,
-        no decoding); None otherwise."""
-        return self.read(offset, size) if self.in_memory() else None
-
-    def prefetch_offsets(self, offset: int) -> list[int]:
-        """Offsets of pieces worth preparing in the background now that a reader
-        has reached `offset` (event loop; they are claimed: call prefetch_at)."""
-        return []
-
-    def prefetch_at(self, offset: int) -> None:
-        """Prepare the piece at `offset` for read_nowait (worker thread)."""
+    def _read_now(self, offset: int, size: int) -> bytes | None:
+        """_read() if it answers without waiting (no I/O that could block, no decoding)."""
+        return None
 
 
 class SourceFile(File):
@@ -118,16 +141,16 @@ class SourceFile(File):
         super().__init__(name, **kw)
         self.source = source
 
-    def size(self) -> int:
+    def _exact_size(self) -> int:
         return self.source.size
 
-    def size_hint(self) -> int | None:
+    def _known_size(self) -> int | None:
         return self.source.size
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         return self.source.read_at(offset, size)
 
-    def read_nowait(self, offset: int, size: int) -> bytes | None:
+    def _read_now(self, offset: int, size: int) -> bytes | None:
         nowait = getattr(self.source, "read_at_nowait", None)
         return None if nowait is None else nowait(offset, size)
 
@@ -149,17 +172,14 @@ class BytesFile(File):
         super().__init__(name, **kw)
         self.data = data
 
-    def size(self) -> int:
+    def _exact_size(self) -> int:
         return len(self.data)
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         return bytes(self.data[offset : offset + size])
 
-    def size_hint(self) -> int | None:
-        return len(self.data)
-
-    def in_memory(self) -> bool:
-        return True
+    _known_size = _exact_size
+    _read_now = _read
 
 
 class RenderedFile(File):
@@ -185,18 +205,19 @@ class RenderedFile(File):
                 data = self._data
         return data
 
-    def size(self) -> int:
+    def _exact_size(self) -> int:
         return len(self._get())
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         return self._get()[offset : offset + size]
 
-    def size_hint(self) -> int | None:
+    def _known_size(self) -> int | None:
         data = self._data
         return None if data is None else len(data)
 
-    def in_memory(self) -> bool:
-        return self._data is not None
+    def _read_now(self, offset: int, size: int) -> bytes | None:
+        data = self._data
+        return None if data is None else data[offset : offset + size]
 
 
 class Dir(Entry):
@@ -219,7 +240,47 @@ class Dir(Entry):
         if children is not None:
             self._children = {c.name: c for c in children}
 
-    def children(self) -> Mapping[str, Entry]:
+    @overload
+    def children(self) -> Mapping[str, Entry]: ...
+    @overload
+    def children(self, wait: Literal[True]) -> Mapping[str, Entry]: ...
+    @overload
+    def children(self, wait: bool) -> Mapping[str, Entry] | None: ...
+
+    def children(self, wait: bool = True) -> Mapping[str, Entry] | None:
+        """name -> entry; wait=False: None unless it answers without work."""
+        return self._list() if wait else self._list_now()
+
+    def peek(self) -> Mapping[str, Entry] | None:
+        """The children if they were ever listed, without listing (possibly stale)."""
+        return self._children
+
+    @overload
+    def child(self, name: str) -> Entry | None: ...
+    @overload
+    def child(self, name: str, wait: Literal[True]) -> Entry | None: ...
+    @overload
+    def child(self, name: str, wait: bool) -> Entry | None | Later: ...
+
+    def child(self, name: str, wait: bool = True) -> Entry | None | Later:
+        """What a lookup of `name` finds (None: nothing); wait=False: LATER when
+        finding it needs work."""
+        return self._find(name) if wait else self._find_now(name)
+
+    def read_ahead(self, name: str) -> ReadAhead:
+        """What opening child `name` may prepare (contract.py ReadAhead): nothing here."""
+        return NO_READ_AHEAD
+
+    # True when the folder may change on disk (a real folder): see contract.py
+    revalidates = False
+
+    # True when a walk may list this folder before it is asked for (fuse/ahead.py):
+    # its listing costs a header read of a few KB, not an archive's index
+    list_ahead = False
+
+    # -- hooks -------------------------------------------------------------
+
+    def _list(self) -> Mapping[str, Entry]:
         kids = self._children
         if kids is None:
             with self._lock:
@@ -229,58 +290,17 @@ class Dir(Entry):
                 kids = self._children
         return kids
 
-    def loaded(self) -> bool:
-        """True when children() answers without work (no I/O, no parsing)."""
-        return self._children is not None
-
-    def peek(self) -> Mapping[str, Entry] | None:
-        """The children if they were ever listed, without listing (possibly stale)."""
+    def _list_now(self) -> Mapping[str, Entry] | None:
+        """The listing if it needs no work (made already), else None. A folder listed
+        from memory in well under a millisecond (no I/O, no parsing) may list here."""
         return self._children
 
-    def listing_nowait(self) -> Mapping[str, Entry] | None:
-        """children() if it answers without work (loaded() or lists_from_memory),
-        else None. Called on the event loop."""
-        if self.loaded() or self.lists_from_memory:
-            return self.children()
-        return None
+    def _find(self, name: str) -> Entry | None:
+        return self._list().get(name)
 
-    # True when child() checks the disk (a real folder): call it from a worker thread
-    revalidates = False
-
-    def checked_child(self, name: str) -> Entry | None:
-        """For a folder that revalidates: child(name) when it needs no work now (the
-        file was checked recently), else None (ask child() in a worker thread).
-        Called on the event loop."""
-        return None
-
-    # True when even a first listing is only objects made from memory (no I/O, no
-    # parsing): the event loop may list it directly
-    if TYPE_CHECKING:   # read-only: a subclass may compute it (a property)
-        @property
-        def lists_from_memory(self) -> bool: ...
-    else:
-        lists_from_memory = False
-
-    # True when a walk may list this folder before it is asked for (fuse/ahead.py):
-    # its listing costs a header read of a few KB, not an archive's index
-    list_ahead = False
-
-    def wants_read_ahead(self, name: str) -> bool:
-        """True when opening child `name` should also run read_ahead (event loop)."""
-        return False
-
-    def wants_prefetch(self, name: str) -> bool:
-        """True when opening child `name` should start read_ahead(name, True)
-        in the background, without waiting for it (event loop)."""
-        return False
-
-    def read_ahead(self, name: str, background: bool = False) -> None:
-        """Prepare `name` and the children likely read after it (worker thread);
-        `background`: nobody waits for `name` (started by wants_prefetch)."""
-
-    def child(self, name: str) -> Entry | None:
-        """The child called `name` (what a lookup asks for)."""
-        return self.children().get(name)
+    def _find_now(self, name: str) -> Entry | None | Later:
+        """_find(name) when it needs no work now, else LATER (event loop)."""
+        return LATER if self._list_now() is None else self._find(name)
 
 
 class PartlyListedDir(Dir):
@@ -301,10 +321,10 @@ class PartlyListedDir(Dir):
         """Names child() may find that children() never lists (for tools that walk everything)."""
         return self._unlisted
 
-    def children(self) -> Mapping[str, Entry]:
+    def _list(self) -> Mapping[str, Entry]:
         listed = self._listed
         if listed is None:
-            every = super().children()
+            every = super()._list()
             with self._lock:
                 if self._listed is None:    # one dict of the listed, one of the others (few)
                     self._listed = {n: e for n, e in every.items() if n not in self._unlisted}
@@ -313,11 +333,14 @@ class PartlyListedDir(Dir):
         return listed
 
     def peek(self) -> Mapping[str, Entry] | None:
-        return None if self._children is None else self.children()
+        return None if self._children is None else self._list()
 
-    def child(self, name: str) -> Entry | None:
-        entry = self.children().get(name)
-        others = self._children       # set by children(), just called
+    def _list_now(self) -> Mapping[str, Entry] | None:
+        return None if self._children is None else self._list()
+
+    def _find(self, name: str) -> Entry | None:
+        entry = self._list().get(name)
+        others = self._children       # set by _list(), just called
         return entry if entry is not None or others is None else others.get(name)
 
 

@@ -110,16 +110,19 @@ class ViewDir(Dir):
                 view = self._view
         return view
 
-    def children(self) -> Mapping[str, Entry]:
+    def _list(self) -> Mapping[str, Entry]:
         view = self.view()
         try:
             return view.children()
         except Exception as e:  # noqa: BLE001 - a view whose listing fails is replaced by the error folder
             return self._replaced(view, e).children()
 
-    def child(self, name: str) -> Entry | None:
-        """What the view finds by name, listed or not (a GBX folder's embedded/), in
-        one call: a listing that loaded() pinned is used, not looked up again."""
+    def _list_now(self) -> Mapping[str, Entry] | None:
+        view = self._view
+        return None if view is None else view.children(wait=False)
+
+    def _find(self, name: str) -> Entry | None:
+        """What the view finds by name, listed or not (a GBX folder's embedded/), in one call."""
         view = self.view()
         try:
             return view.child(name)
@@ -138,10 +141,6 @@ class ViewDir(Dir):
     def unlisted(self) -> frozenset[str]:
         """The view's names found by name but never listed (model.PartlyListedDir)."""
         return getattr(self.view(), "unlisted", frozenset())
-
-    def loaded(self) -> bool:
-        view = self._view
-        return view is not None and view.loaded()
 
     def peek(self) -> Mapping[str, Entry] | None:
         view = self._view

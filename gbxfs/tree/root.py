@@ -27,12 +27,12 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gbxfs.tree.acl import access_of, open_to_all, searchable_by_all, without_x
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.index import index_files, index_group, indexed_names
-from gbxfs.tree.model import Dir, Entry
+from gbxfs.tree.model import LATER, Dir, Entry, Later
 from gbxfs.tree.openers import Opener, install, open_entry
 from gbxfs.tree.source import FileSource
 
@@ -43,7 +43,7 @@ RECHECK_SECONDS = 1.0
 # files looked up one by one before a folder's first listing; past these, it is listed
 EARLY_MAX = 256
 # a lookup in a listed real folder also checks the files of this many names after it:
-# their first lookups within RECHECK_SECONDS need no check of their own (checked_child)
+# their first lookups within RECHECK_SECONDS need no check of their own (_find_now)
 CHECK_AHEAD = 32
 
 
@@ -76,10 +76,13 @@ class RealDir(Dir):
         # name -> when its file was found unchanged by an earlier name's lookup (_check_after)
         self._fresh: dict[str, float] = {}
 
-    def loaded(self) -> bool:
-        return self._children is not None and time.monotonic() - self._checked < RECHECK_SECONDS
+    def _list_now(self) -> Mapping[str, Entry] | None:
+        """The listing when it was checked against the disk less than RECHECK_SECONDS ago."""
+        if self._children is None or time.monotonic() - self._checked >= RECHECK_SECONDS:
+            return None
+        return self._list()
 
-    def children(self) -> dict[str, Entry]:
+    def _list(self) -> dict[str, Entry]:
         with self._lock:
             now = time.monotonic()
             if self._children is None or now - self._checked >= RECHECK_SECONDS:
@@ -99,26 +102,27 @@ class RealDir(Dir):
 
     revalidates = True
 
-    def child(self, name: str) -> Entry | None:
+    def _find(self, name: str) -> Entry | None:
         entry = self._recheck(name)
         self._check_after(name)
         return entry
 
-    def checked_child(self, name: str) -> Entry | None:
+    def _find_now(self, name: str) -> Entry | None | Later:
         """The child `name` when the lookup of an earlier name found its file
         unchanged less than RECHECK_SECONDS ago (once: a second lookup checks the
-        file itself), else None. No I/O: the event loop answers such a lookup,
+        file itself), else LATER. No I/O: the event loop answers such a lookup,
         so that `find` entering thousands of files shown as folders, after the
         kernel's entries expired, crosses to a worker thread once per CHECK_AHEAD."""
         t = self._fresh.pop(name, None)
         kids = self._children
         if t is None or kids is None or time.monotonic() - t >= RECHECK_SECONDS:
-            return None
-        return kids.get(name)
+            return LATER
+        found = kids.get(name)
+        return LATER if found is None else found
 
     def _check_after(self, name: str) -> None:
         """Check the files of the CHECK_AHEAD names after `name` in the listing (not
-        folders, nor generated files): those unchanged are marked for checked_child."""
+        folders, nor generated files): those unchanged are marked for _find_now."""
         kids = self._children
         if kids is None or len(kids) < 2:
             return
@@ -152,7 +156,7 @@ class RealDir(Dir):
             with self._lock:
                 if self._children is None and len(self._early) < EARLY_MAX:
                     return self._look_up_early(name)
-        kids = self.children()
+        kids = self._list()
         entry = kids.get(name)
         if entry is None or name not in self._sigs:   # not in _sigs: generated (maps.csv)
             return entry

@@ -151,12 +151,12 @@ def test_a_folder_listed_in_a_worker_thread_gets_its_sizes_in_the_same_visit(tmp
     write_packs(tmp_path / "p", {"X": _files(10, seed=8)})
     ops, _ = _ops(tmp_path / "p")
     visits = []
-    work = ops._work
+    work = ops.scheduler.work
 
     async def counted(fn, *args):
         visits.append(getattr(fn, "__name__", fn))
         return await work(fn, *args)
-    monkeypatch.setattr(ops, "_work", counted)
+    monkeypatch.setattr(ops.scheduler, "work", counted)
 
     async def main():
         pak = await _walk(ops, "X.pak")

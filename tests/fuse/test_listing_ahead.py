@@ -36,14 +36,14 @@ def _walk(folder, monkeypatch, depth: int, ahead: bool):
     ctx.cache = ByteLRU(64 << 20)
     ops = Operations(build_tree(str(folder), ctx), policy=AttrPolicy())
     if not ahead:
-        monkeypatch.setattr(ops._ahead, "folders", lambda *a: [])
+        monkeypatch.setattr(ops.scheduler.ahead, "folders", lambda *a: [])
     visits = []
-    work = ops._work
+    work = ops.scheduler.work
 
     async def counted(fn, *args):
         visits.append(fn)
         return await work(fn, *args)
-    monkeypatch.setattr(ops, "_work", counted)
+    monkeypatch.setattr(ops.scheduler, "work", counted)
 
     def reply(token, name, attrs, offset):
         token.append((name, attrs.st_mode, attrs.st_size, attrs.st_ino))

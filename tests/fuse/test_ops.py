@@ -58,11 +58,11 @@ class ProbeFile(File):
         self.gauge = Gauge() if gauge is None else gauge
         self.threads: set[str] = set()
 
-    def size(self):
+    def _exact_size(self):
         self.threads.add(threading.current_thread().name)
         return len(self.data)
 
-    def read(self, offset, size):
+    def _read(self, offset, size):
         with self.gauge:
             self.threads.add(threading.current_thread().name)
             if self.gate is not None:
@@ -277,7 +277,7 @@ async def _held_reads(ops, fhs, gauge, gate, limit):
         try:
             await trio.to_thread.run_sync(gauge.wait_for_active, limit)
             await trio.testing.wait_all_tasks_blocked()
-            held = ops.limiter.statistics()
+            held = ops.scheduler.limiter.statistics()
             assert (gauge.active, held.borrowed_tokens, held.tasks_waiting) == \
                 (limit, limit, len(fhs) - limit)
         finally:

@@ -18,18 +18,18 @@ ROOT = pyfuse3.ROOT_INODE
 
 
 class CountingFile(File):
-    """A file whose size needs work (size_hint None): counts size() calls."""
+    """A file whose size needs work (size(wait=False) is None): counts the sizes made."""
 
     def __init__(self, name: str, data: bytes):
         super().__init__(name)
         self.data = data
         self.sizes = 0
 
-    def size(self) -> int:
+    def _exact_size(self) -> int:
         self.sizes += 1
         return len(self.data)
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         return self.data[offset:offset + size]
 
 

@@ -3,7 +3,7 @@ every outcome into "documented" or "bug".
 
 Documented outcomes (docs/formats/mount.md "Errors", ARCHITECTURE.md):
 - a directory lists (children() returns a mapping of valid names);
-- a file has an exact size before reading (size_hint, when given, agrees) and
+- a file has an exact size before reading (size(wait=False), when given, agrees) and
   reads back exactly that many bytes, in FUSE-sized pieces;
 - or the file has `error` set (FUSE answers EIO without reading);
 - or an operation raises OSError with errno EIO (the FUSE layer passes it on
@@ -164,9 +164,9 @@ def _read_file(path: str, f: File, report: WalkReport, keep) -> None:
         size = f.size()
         if not isinstance(size, int) or size < 0:
             raise TypeError(f"size() returned {size!r}")
-        hint = f.size_hint()
+        hint = f.size(wait=False)
         if hint is not None and hint != size:
-            raise AssertionError(f"size_hint {hint} != size {size}")
+            raise AssertionError(f"size(wait=False) {hint} != size {size}")
         if f.error:
             report.unreadable.append((path, str(f.error)))
             return

@@ -20,10 +20,10 @@ def test_f32_repr_round_trips_extremes(x):
     assert struct.pack("<f", float(s)) == struct.pack("<f", x)
 
 
-def test_cached_listing_said_loaded_stays_loaded_until_listed():
-    """The FUSE layer lists a folder on the event loop when loaded() is True; an
-    eviction by another thread between the two calls must not make that
-    listing parse (block the loop)."""
+def test_a_listing_answered_without_work_is_the_one_used():
+    """The FUSE layer lists a folder on the event loop when children(wait=False)
+    answers: the listing it gets is the one it uses, so an eviction by another
+    thread right after cannot turn that listing into a parse on the loop."""
     from gbxfs.tree.cache import ByteLRU
     from gbxfs.tree.cached import CachedDir
     from gbxfs.tree.model import BytesFile
@@ -31,12 +31,13 @@ def test_cached_listing_said_loaded_stays_loaded_until_listed():
     loads = []
     cache = ByteLRU(1 << 20)
     d = CachedDir("d", cache, ("k",), lambda: loads.append(1) or [BytesFile("a", b"1")])
-    assert not d.loaded()
+    assert d.children(wait=False) is None
     d.children()
-    assert d.loaded()
+    kids = d.children(wait=False)
+    assert kids is not None
     cache.put(("other",), None, 1 << 20)        # evicts the listing (another thread)
-    assert set(d.children()) == {"a"} and loads == [1]
-    assert not d.loaded()                        # now gone: the next listing is work again
+    assert set(kids) == {"a"} and loads == [1]
+    assert d.children(wait=False) is None                        # now gone: the next listing is work again
     assert set(d.children()) == {"a"} and loads == [1, 1]
 
 
@@ -57,7 +58,7 @@ def test_gbx_folder_listing_never_parses_once_loaded(corpus, monkeypatch):
     d = open_gbx("r.Replay.Gbx", src, ctx)
     d.children()
     d.children()["info.txt"].size()             # parses the body too
-    assert d.loaded()
+    assert d.children(wait=False) is not None
     ctx.cache.put(("flush",), None, ctx.cache.max_bytes, rank=DURABLE)   # everything evicted
     calls = []
     monkeypatch.setattr(gbx_parse, "parse_header", lambda *a, **k: calls.append(1))

@@ -25,9 +25,10 @@ def test_a_large_listed_file_offers_its_pass_input_before_its_entry_is_made(tmp_
                                  PakFile("D/small.bin", _data()[:5000], compress=True)]})
     folder = build_tree(str(tmp_path), TreeContext(cache=ByteLRU(64 << 20))).children()["P.pak"].children()["D"]
     big, small = folder.children()["big.bin"], folder.children()["small.bin"]
-    assert small.prefetch_offsets(0) == [] and big.prefetch_offsets(4096) == []
-    assert big.prefetch_offsets(0) == [0] and big.made is None     # nothing made on the event loop
-    producer = threading.Thread(target=big.prefetch_at, args=(0,))
+    assert small.prefetch(0) == [] and big.prefetch(4096) == []
+    jobs = big.prefetch(0)
+    assert len(jobs) == 1 and big.made is None     # nothing made on the event loop
+    producer = threading.Thread(target=jobs[0])
     producer.start()
     for _ in range(1000):           # its entry made, its decryption ahead started
         if big.made is not None and big.made._ahead is not None:
@@ -35,4 +36,4 @@ def test_a_large_listed_file_offers_its_pass_input_before_its_entry_is_made(tmp_
         time.sleep(0.005)
     assert big.read(0, 3 * CHUNK) == _data()
     producer.join(10)
-    assert not producer.is_alive() and big.prefetch_offsets(0) == []
+    assert not producer.is_alive() and big.prefetch(0) == []

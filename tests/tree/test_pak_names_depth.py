@@ -117,8 +117,8 @@ def test_a_folders_entries_are_made_on_its_first_listing(tmp_path):
     tree = _pak_tree(tmp_path, files)
     kids = tree.children()
     a, b = kids["A"], kids["B"]
-    assert not a.loaded() and not b.loaded()
-    assert len(a.children()) == 50 and a.loaded() and not b.loaded()
+    assert a.peek() is None and b.peek() is None
+    assert len(a.children()) == 50 and a.peek() is not None and b.peek() is None
     f = a.children()["f7.txt"]
     assert f.xattrs["user.pak.index"] == b"7" and f.read(0, 1) == b"a"
 

@@ -67,13 +67,14 @@ def test_a_walk_waits_for_one_batch_and_reads_every_byte(tmp_path):
         f = folder.children()[name]
         assert isinstance(f, PakEntryFile)
         # what the FUSE layer does on open (the background batch is run at once here)
-        if folder.wants_read_ahead(name):
-            waited += 1
-            folder.read_ahead(name)
-        elif folder.wants_prefetch(name):
+        plan = folder.read_ahead(name)
+        if plan.background is not None:
             started += 1
-            folder.read_ahead(name)
-        got = f.read_nowait(0, f.size())
+            plan.background()
+        if plan.now is not None:
+            waited += 1
+            plan.now()
+        got = f.read(0, f.size(), wait=False)
         if got is not None:
             from_memory += 1
         else:
@@ -90,11 +91,13 @@ def test_a_walk_waits_for_one_batch_and_reads_every_byte(tmp_path):
 def test_a_mark_starts_one_batch(tmp_path):
     data, _ = _tree(tmp_path, _files())
     folder, name, _ = next(_walk(data))
-    folder.read_ahead(name)
+    now = folder.read_ahead(name).now
+    assert now is not None
+    now()
     marked = [(f, n) for f, n, _ in _walk(data) if f.children()[n].entry.ahead_mark]
     assert len(marked) == 1
     f, n = marked[0]
-    assert f.wants_prefetch(n) and not f.wants_prefetch(n)
+    assert f.read_ahead(n).background is not None and f.read_ahead(n).background is None
 
 
 def _entries(data):
@@ -112,7 +115,9 @@ def test_a_reader_waits_for_a_batch_in_flight_instead_of_decrypting_again(tmp_pa
     claimed = ahead._claim([e for _, _, e in files[:5]], group)     # a batch in flight holds them
     assert len(claimed) == 5
     done = threading.Event()
-    reader = threading.Thread(target=lambda: (folder.read_ahead(name), done.set()))
+    now = folder.read_ahead(name).now
+    assert now is not None
+    reader = threading.Thread(target=lambda: (now(), done.set()))
     reader.start()
     assert not done.wait(0.2)           # waiting for the batch, not reading
     ahead._release(claimed[1:], group)
@@ -130,7 +135,7 @@ def test_a_background_batch_starts_after_a_batch_in_flight(tmp_path):
     claimed = ahead._claim([e for _, _, e in files[:ahead.READ_AHEAD_FILES]], group)
     try:
         folder, name, _ = files[ahead.READ_AHEAD_FILES // 2]
-        folder.read_ahead(name, background=True)
+        folder._read_ahead(name, background=True)
     finally:
         ahead._release(claimed, group)
     got = [e.checked for _, _, e in files[: 3 * ahead.READ_AHEAD_FILES]]

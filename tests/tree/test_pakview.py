@@ -86,7 +86,7 @@ def test_entering_a_pak_decrypts_only_its_header(corpus):
                 entries.append(e.entry)
             elif isinstance(e, PakGbxDir):
                 entries.append(e._entry)
-                assert not e.loaded()
+                assert e.children(wait=False) is None
             elif isinstance(e, Dir):
                 visit(e)
     visit(pak)

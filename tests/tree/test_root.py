@@ -11,7 +11,7 @@ import pytest
 from gbxfs.tree import root as root_mod
 from gbxfs.tree import source as source_mod
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.model import BytesFile, Dir, SourceFile
+from gbxfs.tree.model import LATER, BytesFile, Dir, SourceFile
 from gbxfs.tree.openers import Opener, ViewDir
 from gbxfs.tree.root import RealDir, build_tree
 from gbxfs.tree.walk import resolve
@@ -266,7 +266,7 @@ def test_a_lookup_before_the_first_listing_checks_that_file_alone(tmp_path, monk
     assert isinstance(pak, ViewDir) and tree.child("f2.pak") is pak
     assert tree.child("missing.pak") is None
     txt = tree.child("plain.txt")
-    assert scans == [] and tree.peek() is None and not tree.loaded()
+    assert scans == [] and tree.peek() is None and tree.children(wait=False) is None
     _write(tmp_path / "plain.txt", b"changed!")     # another size: a new entry
     kids = tree.children()
     assert len(scans) == 1 and sorted(kids) == [*(f"f{i}.pak" for i in range(5)), "plain.txt"]
@@ -293,11 +293,11 @@ def test_a_lookup_checks_the_next_files_for_their_own_lookups(tmp_path, monkeypa
     with open(tmp_path / "c.bin", "ab") as f:       # changed since the listing: not marked
         f.write(b"more")
     assert tree.child("a.bin") is kids["a.bin"]
-    assert tree.checked_child("a.bin") is None        # the name looked up is not marked
-    assert tree.checked_child("b.bin") is kids["b.bin"]
-    assert tree.checked_child("b.bin") is None        # once: the next lookup checks the file
-    assert tree.checked_child("c.bin") is None and tree.checked_child("sub") is None
+    assert tree.child("a.bin", wait=False) is LATER        # the name looked up is not marked
+    assert tree.child("b.bin", wait=False) is kids["b.bin"]
+    assert tree.child("b.bin", wait=False) is LATER        # once: the next lookup checks the file
+    assert tree.child("c.bin", wait=False) is LATER and tree.child("sub", wait=False) is LATER
     assert tree.child("c.bin") is not old_c           # its own lookup sees the change
     monkeypatch.setattr("gbxfs.tree.root.RECHECK_SECONDS", 0.0)
     tree.child("a.bin")
-    assert tree.checked_child("b.bin") is None        # a mark older than RECHECK_SECONDS counts for nothing
+    assert tree.child("b.bin", wait=False) is LATER        # a mark older than RECHECK_SECONDS counts for nothing

@@ -254,15 +254,15 @@ class ChunkText(File):
             self.xattrs = xattrs    # shared with the chunk's other files, as chunkfiles does
         self._files, self._at, self._size = files, (i, j, kind), size
 
-    def size(self) -> int:
+    def _exact_size(self) -> int:
         if self._size is None:
             self._size = len(self._files.text(*self._at))
         return self._size
 
-    def size_hint(self) -> int | None:
+    def _known_size(self) -> int | None:
         return self._size
 
-    def read(self, offset: int, size: int) -> bytes:
+    def _read(self, offset: int, size: int) -> bytes:
         n, data = self._files.text_range(*self._at, offset, size)
         if self._size is None:
             self._size = n

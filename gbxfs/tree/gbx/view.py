@@ -133,14 +133,14 @@ class GbxFolder(PartlyListedDir):
             out += MeshFiles(p, self._key).root_entries(h.class_id)
         return with_errors(out, problems, self.xattrs)    # embedded/: made when named (child)
 
-    def child(self, name: str) -> Entry | None:
+    def _find(self, name: str) -> Entry | None:
         """A listed entry, or a folder found by name; a map's or replay's embedded/
         is made when first named, then the same (a walk never names it: a folder
         and its lock less per map kept)."""
-        entry = super().child(name)
+        entry = super()._find(name)
         if entry is None and name == "embedded" and self.xattrs.get(CLASS_XATTR) in EMBEDDING:
             with self._lock:
-                others = self._children         # the unlisted, set by children()
+                others = self._children         # the unlisted, set by _list()
                 assert others is not None
                 entry = others.get(name)
                 if entry is None:
@@ -349,13 +349,12 @@ class GbxFolder(PartlyListedDir):
 
 class BodyFolder(PartlyListedDir):
     """body/: listed from facts its GBX folder's listing read (no I/O, no parse),
-    so a walk enters it without a worker thread (contract.py lists_from_memory),
+    so a walk enters it without a worker thread (children(wait=False) answers),
     and made again on each listing rather than kept (a few objects)."""
 
     # its GBX folder and the facts it lists from (GbxFolder._body_facts): no loader
     # object of its own (one body/ per map a walk keeps)
     __slots__ = ("_gbx", "_facts")
-    lists_from_memory = True
 
     def __init__(self, gbx: GbxFolder, facts: int | GbxError | None):
         super().__init__("body", _made_here, UNLISTED)
@@ -364,18 +363,20 @@ class BodyFolder(PartlyListedDir):
     def _entries(self) -> list[Entry]:
         return self._gbx._body_files(self._facts)
 
-    def children(self) -> Mapping[str, Entry]:
+    def _list(self) -> Mapping[str, Entry]:
         return {c.name: c for c in self._entries() if c.name not in self._unlisted}
 
-    def child(self, name: str) -> Entry | None:
+    _list_now = _list       # from memory, no I/O, no parse
+
+    def _find(self, name: str) -> Entry | None:
         return next((c for c in self._entries() if c.name == name), None)
 
     def peek(self) -> Mapping[str, Entry] | None:
-        return self.children()      # from memory: the same on every walk (a folder's link count)
+        return self._list()      # from memory: the same on every walk (a folder's link count)
 
 
 def _made_here() -> list[Entry]:
-    raise AssertionError("body/ lists through its own children()")
+    raise AssertionError("body/ lists through its own _list()")
 
 
 def _comments_bytes(comments: str) -> bytes:

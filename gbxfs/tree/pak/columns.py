@@ -41,7 +41,7 @@ from gbxfs.tree.pak.names import typed_name
 from gbxfs.tree.rows import plain_names
 
 # files per block: a block is made in about 0.3-0.5 ms (a first listing may run on
-# the event loop, tree/pak/entries.py lists_from_memory), and its per-block steps
+# the event loop, tree/pak/entries.py PakFolder._list_now), and its per-block steps
 # (a cache look-up, a slice) are then shared by the hundred-odd folders it holds
 BLOCK = 1024
 BAD, GBX, HIDDEN = 1, 2, 4

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from threading import Lock
 
 from gbxfs.formats.gbx.errors import GbxError
@@ -20,7 +21,7 @@ from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx.parse import GbxParse
 from gbxfs.tree.gbx.status import status_of_entry
 from gbxfs.tree.gbx.view import open_gbx
-from gbxfs.tree.model import BytesFile, Dir, Entry
+from gbxfs.tree.model import BytesFile, Dir, Entry, Later, ReadAhead
 from gbxfs.tree.pak.ahead import read_ahead, take_mark
 from gbxfs.tree.pak.archive import PakArchive
 from gbxfs.tree.pak.archive6 import PackArchive
@@ -65,7 +66,7 @@ class PakGbxDir(Dir):
         arc, index = self._arc, self._entry.rec.index   # the header only when needed: metadata is cached
         return open_gbx(self.name, source, self._ctx, header_bytes=lambda: arc.gbx_header(index), error=err)
 
-    def children(self) -> Mapping[str, Entry]:
+    def _list(self) -> Mapping[str, Entry]:
         inner = self._open()
         if not isinstance(inner, Dir):   # the registry chose a plain file: show it inside, unchanged
             return {inner.name: inner}
@@ -79,9 +80,9 @@ class PakGbxDir(Dir):
             self.xattrs[PROOF_XATTR] = self._entry.proof.encode()
         return kids
 
-    def child(self, name: str) -> Entry | None:
+    def _find(self, name: str) -> Entry | None:
         """What the GBX folder finds by name, listed or not (embedded/, ghosts/)."""
-        kids = self.children()
+        kids = self._list()
         inner = self._inner
         return inner.child(name) if isinstance(inner, Dir) else kids.get(name)
 
@@ -91,8 +92,11 @@ class PakGbxDir(Dir):
         inner = self._open()
         return getattr(inner, "unlisted", frozenset()) if inner.is_dir else frozenset()
 
-    def loaded(self) -> bool:
-        return isinstance(self._inner, Dir) and self._inner.loaded()
+    def _list_now(self) -> Mapping[str, Entry] | None:
+        inner = self._inner
+        if not isinstance(inner, Dir) or inner.children(wait=False) is None:
+            return None
+        return self._list()         # the inner listing at hand: only the attributes added
 
     def summary_header(self):
         """The GBX header for the folder's maps.csv / replays.csv: from the opened
@@ -111,7 +115,7 @@ class PakGbxDir(Dir):
 
 
 # a folder of at most this many entries is listed from memory in well under a
-# millisecond (no I/O, no parsing): no worker thread needed (lists_from_memory)
+# millisecond (no I/O, no parsing): no worker thread needed (PakFolder._list_now)
 CHEAP_LISTING = 256
 # what one listed entry keeps alive (its tree object, its PakEntry and record: a file is
 # a row of the listing until asked for, tree/pak/listed.py, so an upper bound), measured
@@ -216,12 +220,11 @@ class PakFolder(Dir):
     identical. error.txt appears once one of its entries is known to be
     unverifiable (found out when it is first read)."""
 
-    __slots__ = ("_tree", "_node", "_cheap", "_pinned", "ahead_parent", "_key")
+    __slots__ = ("_tree", "_node", "_cheap", "ahead_parent", "_key")
 
     def __init__(self, name: str, tree: PakTree, node: int, *, cheap: bool = False, **kw):
         super().__init__(name, **kw)
         self._tree, self._node, self._cheap = tree, node, cheap
-        self._pinned: Rows | tuple | None = None
         self.ahead_parent: PakFolder | None = None     # the folder listing this one (read-ahead)
         self._key = ("pak.list", tree.arc, node)
 
@@ -233,21 +236,14 @@ class PakFolder(Dir):
         e = cls.__new__(cls)
         e.name, e._xattrs, e.mtime_ns, e.access = name, None, mtime_ns, None
         e._load, e._children, e._lock = None, None, Lock()
-        e._tree, e._node, e._cheap, e._pinned, e.ahead_parent = tree, node, cheap, None, parent
+        e._tree, e._node, e._cheap, e.ahead_parent = tree, node, cheap, parent
         e._key = ("pak.list", tree.arc, node)
         return e
 
-    def _listing(self) -> Rows:
-        pinned, self._pinned = self._pinned, None
-        if isinstance(pinned, Rows):
-            return pinned
-        return self._listed(pinned, missed=pinned is not None)
-
     def _listed(self, have: tuple | None = None, missed: bool = False) -> Rows:
-        """The listing, from the cache or made (and cached) now; what loaded()
-        pinned is left alone (read-ahead calls this from worker threads).
-        `missed`: the cache was just asked (the table and index pinned by
-        lists_from_memory right after loaded() found no listing), so ask under the lock only."""
+        """The listing, from the cache or made (and cached) now (read-ahead calls
+        this from worker threads). `have`: the table and index in memory.
+        `missed`: the cache was just asked, so ask under the lock only."""
         cache = self._tree.ctx.cache
         kids = None if missed else cache.get(self._key)
         if kids is None:
@@ -258,12 +254,13 @@ class PakFolder(Dir):
                     cache.put(self._key, kids, LISTED_ENTRY_COST * len(kids.names) + ITEM_OVERHEAD)
         return kids
 
-    def children(self) -> Mapping[str, Entry]:
-        return self._shown(self._listing())
+    def _list(self) -> Mapping[str, Entry]:
+        return self._shown(self._listed())
 
-    def listing_nowait(self) -> Mapping[str, Entry] | None:
-        """children() if it answers without work, else None (event loop): loaded(),
-        lists_from_memory and children() in one, for the folder `find` enters next."""
+    def _list_now(self) -> Mapping[str, Entry] | None:
+        """The listing if kept, or made from the file table and index in memory when
+        the folder is small (a few hundred objects, no I/O, no parsing: well under a
+        millisecond, fine on the event loop), else None."""
         cache = self._tree.ctx.cache
         # a first listing (every folder `find` enters) misses: looked at without the lock
         kids = cache.get(self._key) if cache.peek(self._key) is not None else None
@@ -286,61 +283,39 @@ class PakFolder(Dir):
         self.xattrs[ERROR_XATTR] = bad[0][1].encode("utf-8", "replace")
         return {**kids, ERROR_NAME: BytesFile(ERROR_NAME, text.encode("utf-8", "replace"))}
 
-    def child(self, name: str) -> Entry | None:
+    def _find(self, name: str) -> Entry | None:
         # a lookup needs no scan of every file's error: only error.txt does
         if name == ERROR_NAME:
-            return self.children().get(name)
-        return self._listing().get(name)
+            return self._list().get(name)
+        return self._listed().get(name)
 
-    def loaded(self) -> bool:
-        # kept until the next children() call (the FUSE layer then lists on the event loop)
-        cache = self._tree.ctx.cache
-        # a first listing (every folder `find` enters) misses: looked at without the lock
-        kids = cache.get(self._key) if cache.peek(self._key) is not None else None
-        self._pinned = kids
-        return kids is not None
+    def _find_now(self, name: str) -> Entry | None | Later:
+        kids = self._list_now()
+        return Later.LATER if kids is None else kids.get(name)
 
     def peek(self) -> Mapping[str, Entry] | None:
         # not counted as a use: asked per listed folder (its link count) and per getattr
         return self._tree.ctx.cache.peek(self._key)
-
-    @property
-    def lists_from_memory(self) -> bool:
-        """True when a first listing is only a few hundred objects made from the
-        file table and index in memory (no I/O, no parsing): fine on the trio loop.
-        They are kept until the next children() call."""
-        if not self._cheap:
-            return False
-        have = self._tree.in_memory()
-        if have is not None and self._pinned is None:
-            self._pinned = have
-        return have is not None
 
     def _listed_file(self, name: str):
         """The listed entry `name` if the listing is cached, without counting as a use."""
         kids = self._tree.ctx.cache.peek(self._key)
         return kids.get(name) if kids is not None else None
 
-    def wants_read_ahead(self, name: str) -> bool:
-        """True when opening `name` should read ahead (an unread small pak entry)."""
-        e = self._listed_file(name)
-        if not isinstance(e, PakEntryFile) or e.size() > SMALL_ENTRY:
-            return False
-        made = e.made
-        return made is None or not made.checked
-
-    def wants_prefetch(self, name: str) -> bool:
-        """True (once) when opening `name`, read ahead or in a batch being read
-        ahead, should start the next read-ahead batch without waiting for it
-        (tree/pak/ahead.py)."""
+    def read_ahead(self, name: str) -> ReadAhead:
+        """Opening `name`: an unread small pak entry is verified with the small unread
+        entries a tree walk opens after it, into the cache (tree/pak/ahead.py), so their
+        reads are answered from the trio loop; and opening an entry read ahead, or in a
+        batch being read ahead, starts the next batch in the background (once)."""
         e = self._listed_file(name)
         made = e.made if isinstance(e, PakEntryFile) else None
-        return made is not None and take_mark(made)
+        background = partial(self._read_ahead, name, True) if made is not None and take_mark(made) else None
+        wanted = (isinstance(e, PakEntryFile) and e.size() <= SMALL_ENTRY
+                  and (made is None or not made.checked))
+        return ReadAhead(partial(self._read_ahead, name) if wanted else None, background)
 
-    def read_ahead(self, name: str, background: bool = False) -> None:
-        """Verify `name` and the small unread entries a tree walk opens after it,
-        into the cache (worker thread; tree/pak/ahead.py): their reads are then
-        answered from the trio loop, and a served entry leaves the cache. Not
+    def _read_ahead(self, name: str, background: bool = False) -> None:
+        """Verify `name` and the small unread entries after it (worker thread). Not
         `background`: `name` in a batch in flight is waited for, not read again."""
         read_ahead(self, name, self._tree.arc.entries, background)
 

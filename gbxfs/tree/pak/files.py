@@ -4,6 +4,8 @@ its record and PakEntry made on first use). tree/pak/entries.py lists them."""
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
+from functools import partial
 
 from gbxfs.formats.pak import CHUNK as LARGE
 from gbxfs.formats.pak import PakError
@@ -98,25 +100,28 @@ class PakEntryFile(SourceFile):
         src = self._src
         return None if src is None else src.entry
 
-    def size(self) -> int:
+    def _exact_size(self) -> int:
         return self._size
 
-    def size_hint(self) -> int | None:
+    def _known_size(self) -> int | None:
         return self._size
 
-    def read_nowait(self, offset: int, size: int) -> bytes | None:
+    def _read_now(self, offset: int, size: int) -> bytes | None:
         src = self._src         # nothing is cached for an entry not made yet
         return None if src is None else src.read_at_nowait(offset, size)
 
-    def prefetch_offsets(self, offset: int) -> list[int]:
+    def prefetch(self, offset: int) -> list[Callable[[], None]]:
         src = self._src
         if src is None:
-            # a large file's first read: its entry, made by prefetch_at in a worker, may want
+            # a large file's first read: its entry, made by _prepare in a worker, may want
             # its input decrypted on another core while the read's verifying pass inflates
-            return [0] if offset == 0 and self._size > LARGE else []
-        return src.prefetch_offsets(offset)
+            at = [0] if offset == 0 and self._size > LARGE else []
+        else:
+            at = src.prefetch_offsets(offset)
+        return [partial(self._prepare, o) for o in at]
 
-    def prefetch_at(self, offset: int) -> None:
+    def _prepare(self, offset: int) -> None:
+        """Prepare the piece at `offset` for read(wait=False) (worker thread)."""
         self.source.prefetch_at(offset)
 
     # made from the record when asked: a dict per entry would cost ~250 bytes per file

@@ -1,11 +1,11 @@
-"""The mount's memory loop (fuse/runner.py _Memory): RSS samples in, the cache's
+"""The mount's memory loop (fuse/memory.py MemoryLoop): RSS samples in, the cache's
 bound and the worker limiter's tokens out."""
 from __future__ import annotations
 
 import trio
 import trio.testing
 
-from gbxfs.fuse import runner
+from gbxfs.fuse import memory as memory_loop
 from gbxfs.tree.cache import COSTLY, ByteLRU
 
 MIB = 1 << 20
@@ -17,7 +17,7 @@ def memory(rss: list[int] | None, outside: int = 0, tokens: int = 8):
     for i in range(46):
         cache.put(("v", i), object(), MIB, rank=COSTLY)
     limiter = trio.CapacityLimiter(tokens)
-    m = runner._Memory(cache, lambda: outside, limiter)
+    m = memory_loop.MemoryLoop(cache, lambda: outside, limiter)
     if rss is not None:
         m.rss = lambda: rss[0]
     return m, cache, limiter
@@ -29,11 +29,11 @@ def test_reads_its_own_rss():
 
 
 async def looks(m, ticks: int) -> None:
-    """What _Memory.run does for `ticks` periods of the loop's clock. The ticks
+    """What MemoryLoop.run does for `ticks` periods of the loop's clock. The ticks
     are driven here, not by run(): a mock clock that jumps whenever every task
     is blocked would also jump while a tick's step runs in its thread."""
     for _ in range(ticks):
-        await trio.sleep(runner.GOVERN_EVERY)
+        await trio.sleep(memory_loop.GOVERN_EVERY)
         await m.tick()
 
 
