@@ -418,6 +418,28 @@ def test_xattrs(tmp_path):
     assert opened == ["M.Map.Gbx"]
 
 
+class _Tagged(Dir):
+    """A folder whose listing sets its attributes, as a GBX file inside a pak does."""
+
+    def _list(self):
+        kids = super()._list()
+        self.xattrs["user.gbx.class_id"] = b"03043000"
+        return kids
+
+
+def test_a_folder_never_listed_is_listed_for_its_user_xattrs():
+    inner = _Tagged("M.Map.Gbx", load=lambda: [BytesFile("h.txt", b"")])
+    ops = _ops(Dir("root", children=[Dir("pak", children=[inner])]))
+
+    async def main():
+        d = await _lookup_path(ops, "pak/M.Map.Gbx")
+        assert await _errno(ops.getxattr(d.st_ino, b"security.selinux", None)) == pyfuse3.ENOATTR
+        assert inner.peek() is None         # ls -l's questions list nothing
+        assert await ops.getxattr(d.st_ino, b"user.gbx.class_id", None) == b"03043000"
+
+    run(main)
+
+
 def test_forget_releases_inodes(tmp_path):
     (tmp_path / "f").write_bytes(b"1")
     ops = _ops(build_tree(str(tmp_path), openers=[]))
