@@ -42,8 +42,8 @@ def test_a_listing_answered_without_work_is_the_one_used():
 
 
 def test_gbx_folder_listing_never_parses_once_loaded(corpus, monkeypatch):
-    """A listed GBX folder is listed again on the FUSE event loop (loaded() is
-    True). Its error.txt check must not parse the header again when the cache
+    """A listed GBX folder is listed again on the FUSE event loop (children(wait=False)
+    answers). Its error.txt check must not parse the header again when the cache
     dropped it: that would read and parse a file on the loop."""
     from corpusdata import CORPUS, manifest_rows
     from gbxfs.tree.cache import DURABLE
