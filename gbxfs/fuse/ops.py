@@ -78,11 +78,16 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         if entry is None:
             folder = self.inodes.parent_of(node)
             assert folder is not None           # the root's entry is never dropped
-            parent = await self._entry(folder)
+            parent = folder.entry       # at hand for a file held from a listing: no coroutine more
+            if parent is None:
+                parent = await self._entry(folder)
             name = self.inodes.logged(node.inode)
             if name is None:
-                kids = await self._children(parent)
-                name, entry = at_position(kids, node.inode & SLOT_MASK)
+                # the listing at hand (peek: no work, not counted as a use), else listed now
+                kids = parent.peek() if isinstance(parent, Dir) else None
+                name, entry = at_position(kids, node.inode & SLOT_MASK) if kids is not None else (None, None)
+                if entry is None:
+                    name, entry = at_position(await self._children(parent), node.inode & SLOT_MASK)
             else:
                 entry = await self._child(parent, name)
             if entry is None:       # gone from its folder (a real folder changed)
@@ -178,7 +183,9 @@ class Operations(DirectoryOps, pyfuse3.Operations):
     @handler
     async def open(self, inode, flags, ctx=None):
         node = self._node(inode)
-        entry = await self._entry(node)
+        entry = node.entry
+        if entry is None:
+            entry = await self._entry(node)
         if isinstance(entry, Dir):
             raise fail(errno.EISDIR)
         if flags & os.O_ACCMODE != os.O_RDONLY:
