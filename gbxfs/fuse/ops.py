@@ -20,7 +20,7 @@ import trio
 from gbxfs.fuse.ahead import Ahead
 from gbxfs.fuse.attrs import BLKSIZE, AttrPolicy, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.dirs import DirectoryOps
-from gbxfs.fuse.guard import fail, handler, read_only
+from gbxfs.fuse.guard import brief, fail, handler, read_only
 from gbxfs.fuse.inodes import POSITIONS, SLOT_BITS, SLOT_MASK, Inode, InodeTable, at_position, position
 from gbxfs.fuse.listing import DirHandle, SharedAttributes, inherit
 from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions, without_x
@@ -231,9 +231,11 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         """Start background work (at the loop's next scheduling pass)."""
         trio.lowlevel.spawn_system_task(self._background, fn, *args)
 
-    @handler
     async def release(self, fh):
-        self._files.pop(fh, None)
+        # once per file read: no guard.handler wrapper (a coroutine more), as fuse/dirs.py
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("release%s", brief((fh,)))
+        self._files.pop(fh, None)       # cannot fail
 
     async def flush(self, fh):
         # nothing to flush, ever: ENOSYS makes the kernel stop sending FLUSH on
