@@ -17,15 +17,22 @@ Real folders (`Dir.revalidates`: they follow the disk) have no immutable
 listing: a file added or removed moves every position after it. Their entries,
 and the names a folder finds by lookup without listing them (a GBX folder's
 embedded/), take their slot from the folder's name log instead: the NAMED bit
-and the name's index in a list of every such name the folder was asked about,
-kept for the mount's life. A name keeps its number while mounted, also when
-its file is removed and made again (what the kernel expects of a path); a new
-name gets the next index. Numbers from the real file's (st_dev, st_ino) were
-the other choice: they would not fit a slot without a table or a hash of their
-own, a folder made from a real file (a pak) would need one rule for itself and
-another for its contents, and a file replaced by an editor (write and rename)
-would change number under the same name. The log costs a name per real entry
-the kernel was told of: a real folder of 20,000 maps keeps 20,000 names.
+and the index of (name, stamp) in a list of every such pair the folder was asked
+about, kept for the mount's life. The stamp is the mtime of a folder numbered
+by position (a pak or GBX file shown as a folder), else None: a real folder and
+a real file keep their numbers while they change, as on disk (a shell in a
+folder stays there; a file rewritten in place is the same file with new
+attributes), but a pak changed on disk is a new folder with a new number whose
+positions number its new listing; its old number, and the old positions below
+it, answer ESTALE rather than another file's bytes at a number the kernel holds
+with the old file's attributes.
+
+Numbers from the real file's (st_dev, st_ino) were the other choice: they would
+not fit a slot without a table or a hash of their own, a folder made from a real
+file (a pak) would need one rule for itself and another for its contents, and a
+pak rewritten in place (cp over it) keeps its st_ino while its listing changes.
+The log costs a name per real entry the kernel was told of: a real folder of
+20,000 maps keeps 20,000 names.
 
 Bit widths: SLOT_BITS = 32, the top one NAMED: 2^31 positions (a listing
 longer than that shows its first 2^31 entries and logs a warning: its rows
@@ -68,8 +75,8 @@ FOLDERS_MAX = (1 << (63 - SLOT_BITS)) - 1
 NODE_BYTES = 560
 # a folder id: its slot in the array of numbers and its dict entry
 FOLDER_BYTES = 120
-# a logged name: its string, its dict entry and its list slot
-NAME_BYTES = 160
+# a logged name: its (name, stamp) pair, its string, its dict entry and its list slot
+NAME_BYTES = 256
 
 
 class Inode:
@@ -104,6 +111,13 @@ def _none() -> None:
     return None
 
 
+def stamp(entry: Entry) -> int | None:
+    """What tells a logged entry from a new one under the same name: the mtime of
+    a folder numbered by position (a file shown as a folder), else None (a real
+    folder, a file: the same number while it changes, as on disk)."""
+    return entry.mtime_ns if entry.is_dir and not entry.revalidates else None  # type: ignore[attr-defined]  # a Dir
+
+
 def position(kids: Mapping[str, Entry], name: str) -> int | None:
     """The position of `name` in the listing `kids`, or None."""
     if isinstance(kids, Rows):
@@ -135,7 +149,8 @@ class InodeTable:
         self._leaves = Leaves()
         self._ids: dict[int, int] = {}          # folder number -> folder id
         self._folders = array("Q", (0,))        # folder id -> folder number (id 0 unused)
-        self._logs: dict[int, tuple[dict[str, int], list[str]]] = {}    # folder id -> its name log
+        # folder id -> its name log: (name, stamp) -> index, and the pairs by index
+        self._logs: dict[int, tuple[dict[tuple[str, int | None], int], list[tuple[str, int | None]]]] = {}
         self._logged = 0
 
     def __len__(self) -> int:
@@ -159,29 +174,31 @@ class InodeTable:
             self._ids[folder] = fid
         return fid
 
-    def named(self, fid: int, name: str) -> int:
-        """The number of `name` in the folder with id `fid` from its name log."""
+    def named(self, fid: int, name: str, entry: Entry) -> int:
+        """The number of `name` (whose entry is `entry`) in the folder with id `fid`
+        from its name log."""
         log = self._logs.get(fid)
         if log is None:
             log = self._logs[fid] = ({}, [])
-        index = log[0].get(name)
+        key = (name, stamp(entry))
+        index = log[0].get(key)
         if index is None:
             index = len(log[1])
             if index >= NAMED:
                 raise OSError(errno.ENOSPC, "no slot left in this folder's name log")
-            log[0][name] = index
-            log[1].append(name)
+            log[0][key] = index
+            log[1].append(key)
             self._logged += 1
         return fid << SLOT_BITS | NAMED | index
 
-    def logged(self, inode: int) -> str | None:
-        """The name a NAMED number stands for (None: a position, or not logged)."""
+    def logged(self, inode: int) -> tuple[str, int | None] | None:
+        """(name, stamp) a NAMED number stands for (None: a position, or not logged)."""
         slot = inode & SLOT_MASK
         if not slot & NAMED:
             return None
         log = self._logs.get(inode >> SLOT_BITS)
-        names = log[1] if log is not None else ()
-        return names[slot - NAMED] if slot - NAMED < len(names) else None
+        keys = log[1] if log is not None else ()
+        return keys[slot - NAMED] if slot - NAMED < len(keys) else None
 
     def parent_number(self, inode: int) -> int | None:
         """The number of the folder an entry's number was given in (None: the root)."""

@@ -185,7 +185,7 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         name = names[k]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
         slot = k if index is None else index[k]
-        ino = inodes.named(fid, name) if logged else base | slot
+        ino = base | slot       # a real folder's: numbered below, from its name log
         size = row_sizes[k]
         if (size >= 0 or size == LAZY) and short and full(ino) is None:
             if size >= 0:
@@ -205,6 +205,8 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             continue
         pos = k + 2
         entry = rows.at(k)
+        if logged:
+            ino = inodes.named(fid, name, entry)
         is_dir = entry.is_dir
         size = 0 if is_dir else entry.size_hint()  # type: ignore[attr-defined]  # a file
         if size is None:

@@ -21,7 +21,7 @@ from gbxfs.fuse.ahead import Ahead
 from gbxfs.fuse.attrs import BLKSIZE, AttrPolicy, file_size, make_attributes, needs_work, negative_entry, stable
 from gbxfs.fuse.dirs import DirectoryOps
 from gbxfs.fuse.guard import brief, fail, handler, read_only
-from gbxfs.fuse.inodes import POSITIONS, SLOT_BITS, SLOT_MASK, Inode, InodeTable, at_position, position
+from gbxfs.fuse.inodes import POSITIONS, SLOT_BITS, SLOT_MASK, Inode, InodeTable, at_position, position, stamp
 from gbxfs.fuse.listing import DirHandle, SharedAttributes, inherit
 from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions, without_x
 from gbxfs.tree.logs import log_failure
@@ -81,15 +81,18 @@ class Operations(DirectoryOps, pyfuse3.Operations):
             parent = folder.entry       # at hand for a file held from a listing: no coroutine more
             if parent is None:
                 parent = await self._entry(folder)
-            name = self.inodes.logged(node.inode)
-            if name is None:
+            logged = self.inodes.logged(node.inode)
+            if logged is None:
                 # the listing at hand (peek: no work, not counted as a use), else listed now
                 kids = parent.peek() if isinstance(parent, Dir) else None
                 name, entry = at_position(kids, node.inode & SLOT_MASK) if kids is not None else (None, None)
                 if entry is None:
                     name, entry = at_position(await self._children(parent), node.inode & SLOT_MASK)
             else:
+                name, was = logged
                 entry = await self._child(parent, name)
+                if entry is not None and stamp(entry) != was:
+                    entry = None    # a new file under that name has a number of its own
             if entry is None:       # gone from its folder (a real folder changed)
                 raise fail(errno.ESTALE)
             node.name = name
@@ -97,16 +100,16 @@ class Operations(DirectoryOps, pyfuse3.Operations):
             node.entry = entry
         return entry
 
-    async def _number(self, folder: Inode, parent: Dir, name: str) -> int:
-        """The number of the entry `name` of `folder` (whose entry is `parent`): its
-        position in the listing, or (a real folder, a name found but not listed) its
-        index in the folder's name log."""
+    async def _number(self, folder: Inode, parent: Dir, name: str, entry: Entry) -> int:
+        """The number of `entry`, called `name` in `folder` (whose entry is `parent`):
+        its position in the listing, or (a real folder, a name found but not listed)
+        its index in the folder's name log."""
         fid = self.inodes.folder_id(folder.inode)
         if not parent.revalidates:
             k = position(await self._children(parent), name)
             if k is not None and k < POSITIONS:
                 return fid << SLOT_BITS | k
-        return self.inodes.named(fid, name)
+        return self.inodes.named(fid, name, entry)
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
@@ -153,7 +156,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         entry = await self._child(folder, sname)
         if entry is None:
             return negative_entry(self.policy)
-        inode = await self._number(parent, folder, sname)  # type: ignore[arg-type]  # a Dir (_child)
+        inode = await self._number(parent, folder, sname, entry)  # type: ignore[arg-type]  # a Dir (_child)
         mtime, access = inherit(entry, parent)
         known = self.inodes.full(inode)
         if (known is not None and known.attrs is not None and known.entry is entry

@@ -32,13 +32,25 @@ def test_folders_get_dense_ids_and_entries_their_positions():
     assert all(0 < n < 2**63 for n in (a, _number(t, a, NAMED - 1)))
 
 
+class _RealLike(Dir):
+    revalidates = True
+
+
 def test_names_are_logged_once_and_keep_their_numbers():
     t = InodeTable(Dir("r", children=[]), 0)
     fid = t.folder_id(ROOT)
-    x, y = t.named(fid, "x"), t.named(fid, "y")
-    assert x != y and t.named(fid, "x") == x and x & NAMED and y == x + 1
-    assert (t.logged(x), t.logged(y), t.logged(1 << SLOT_BITS | 3)) == ("x", "y", None)
+    x, y = t.named(fid, "x", Dir("x", mtime_ns=5)), t.named(fid, "y", BytesFile("y", b"", mtime_ns=5))
+    assert x != y and t.named(fid, "x", Dir("x", mtime_ns=5)) == x and x & NAMED and y == x + 1
+    assert (t.logged(x), t.logged(y), t.logged(1 << SLOT_BITS | 3)) == (("x", 5), ("y", None), None)
     assert t.logged(x + 10) is None            # never given
+    # a file shown as a folder changed on disk (a new mtime) is a new folder; a file
+    # and a real folder keep their numbers while they change
+    assert t.named(fid, "x", Dir("x", mtime_ns=6)) == y + 1
+    assert t.named(fid, "y", BytesFile("y", b"changed", mtime_ns=6)) == y
+    real = _RealLike("r2", mtime_ns=1)
+    z = t.named(fid, "r2", real)
+    real.mtime_ns = 2               # a file added in it
+    assert t.named(fid, "r2", real) == z and t.logged(z) == ("r2", None)
 
 
 def test_past_the_last_folder_id_a_new_folder_fails(monkeypatch):
@@ -198,6 +210,7 @@ def test_a_real_folder_keeps_its_numbers_while_files_come_and_go(tmp_path, monke
         assert sorted(second) == [b"a", b"b", b"f"]
         assert second[b"b"] == first[b"b"] and second[b"f"] == first[b"f"]
         assert second[b"a"] not in first.values()
+        assert (await ops.lookup(ROOT, b"d", None)).st_ino == d     # the folder keeps its number
         # each number still opens its own file, looked up or not
         for name, ino in second.items():
             fh = (await ops.open(ino, os.O_RDONLY, None)).fh
@@ -205,10 +218,45 @@ def test_a_real_folder_keeps_its_numbers_while_files_come_and_go(tmp_path, monke
             await ops.release(fh)
             assert (await ops.lookup(d, name, None)).st_ino == ino
         gone = ops.inodes.get(first[b"d"])
-        gone.entry = None
+        gone.entry = None       # as when the tree dropped it: found again from the number
         with pytest.raises(pyfuse3.FUSEError) as e:
             await ops.getattr(first[b"d"], None)
         assert e.value.errno == errno.ESTALE
         (tmp_path / "d" / "d").write_bytes(b"back")
         assert (await _listing(ops, d, monkeypatch))[b"d"] == first[b"d"]
+        fh = (await ops.open(first[b"d"], os.O_RDONLY, None)).fh
+        assert await ops.read(fh, 0, 10) == b"back"
+    trio.run(main)
+
+
+def test_a_pak_changed_on_disk_is_a_new_folder_and_its_old_files_are_stale(tmp_path, monkeypatch):
+    """A file shown as a folder whose file changed (a new mtime) gets a new number:
+    the numbers the kernel held below the old one answer ESTALE, never the bytes
+    of whatever file now sits at their positions."""
+    from gbxfs.formats.pak.writer import PakFile, write_packs
+    from gbxfs.tree import root as root_mod
+    monkeypatch.setattr(root_mod, "RECHECK_SECONDS", 0.0)
+    write_packs(tmp_path, {"X": [PakFile("A/b.txt", b"bee"), PakFile("A/c.txt", b"sea")]})
+    ops = _ops(build_tree(str(tmp_path)))
+
+    async def main():
+        x = (await ops.lookup(ROOT, b"X.pak", None)).st_ino
+        a = (await ops.lookup(x, b"A", None)).st_ino
+        old = await _listing(ops, a, monkeypatch)
+        write_packs(tmp_path / "new", {"X": [PakFile("A/a.txt", b"ay"), PakFile("A/b.txt", b"bee"),
+                                             PakFile("A/c.txt", b"sea")]})
+        os.replace(tmp_path / "new" / "X.pak", tmp_path / "X.pak")
+        os.utime(tmp_path / "X.pak", ns=(10**18, 10**18))   # surely another mtime
+        x2 = (await ops.lookup(ROOT, b"X.pak", None)).st_ino
+        assert x2 != x
+        new = await _listing(ops, (await ops.lookup(x2, b"A", None)).st_ino, monkeypatch)
+        assert set(old) < set(new) and not set(old.values()) & set(new.values())
+        node = ops.inodes.get(old[b"b.txt"])
+        for folder in (x, a):
+            ops.inodes.get(folder).entry = None     # as when the tree dropped the old folders
+        with pytest.raises(pyfuse3.FUSEError) as e:
+            await ops.open(node.inode, os.O_RDONLY, None)
+        assert e.value.errno == errno.ESTALE
+        fh = (await ops.open(new[b"b.txt"], os.O_RDONLY, None)).fh
+        assert await ops.read(fh, 0, 10) == b"bee"
     trio.run(main)
