@@ -38,7 +38,7 @@ Bit widths: SLOT_BITS = 32, the top one NAMED: 2^31 positions (a listing
 longer than that shows its first 2^31 entries and logs a warning: its rows
 alone would take hundreds of GB) and 2^31 names per folder; 2^31 - 1 folder
 ids (numbers stay below 2^63). Past the last folder id, listing or looking
-into a new folder fails with EIO (the mount would hold some 200 GB of folder
+into a new folder fails with EIO (the mount would hold over 200 GB of folder
 table by then). Numbers are stable while mounted, not across remounts.
 
 The table holds only the nodes the kernel knows: lookup and readdirplus count
