@@ -88,8 +88,8 @@ class DirectoryOps:
         for listing ahead (ahead.py); None where not at hand (event loop, no work)."""
         parent = self.inodes.parent_of(node)
         grand = None if parent is None else self.inodes.parent_of(parent)
-        return (node.path.rpartition("/")[2] if node.path else "", None if parent is None else parent.entry,
-                (parent.path or "").rpartition("/")[2] if parent is not None else "",
+        return (node.name or "", None if parent is None else parent.entry,
+                (parent.name or "") if parent is not None else "",
                 None if grand is None else grand.entry)
 
     async def releasedir(self, fh):

@@ -1,66 +1,102 @@
 """Inode numbers and the kernel's references to tree entries.
 
-Inode numbers are derived from the entry's path (a 63-bit BLAKE2b hash), so
-the same path gets the same number after a remount, like squashfuse. Two
-paths hashing to the same number (about one chance in 10^9 at 100k live
-inodes) are told apart by rehashing the later one with a salt; that number is
-then only stable while the first one is known.
+An inode number is where the entry sits, not what its path hashes to: a folder
+gets a small dense id the first time it is listed or looked into (kept for the
+mount's life), and each of its entries the number
 
-The table holds only the inodes the kernel knows: lookup and readdirplus
-count up, forget counts down, and a node is dropped at zero. The root is
-never dropped.
+    folder id << SLOT_BITS | slot
 
-A node refers to its tree entry weakly: after `find` over a pak of a million
-files the kernel knows a million inodes, and their entries must stay as
-evictable as the cached listings that made them. An entry gone from the tree
-is found again by its path (ops.py `_entry`); the root is held strongly.
+where the slot is the entry's position in the folder's listing. A folder's
+listing is immutable once made (the same names in the same order on every
+walk: tests/tree holds it), so an entry whose listing was evicted from the
+cache is found again from its number alone: its folder, found again the same
+way up to the root, is listed again and the entry at that position taken. No
+hash, no collision, no path string per entry.
+
+Real folders (`Dir.revalidates`: they follow the disk) have no immutable
+listing: a file added or removed moves every position after it. Their entries,
+and the names a folder finds by lookup without listing them (a GBX folder's
+embedded/), take their slot from the folder's name log instead: the NAMED bit
+and the index of (name, stamp) in a list of every such pair the folder was asked
+about, kept for the mount's life. The stamp is the mtime of a folder numbered
+by position (a pak or GBX file shown as a folder), else None: a real folder and
+a real file keep their numbers while they change, as on disk (a shell in a
+folder stays there; a file rewritten in place is the same file with new
+attributes), but a pak changed on disk is a new folder with a new number whose
+positions number its new listing; its old number, and the old positions below
+it, answer ESTALE rather than another file's bytes at a number the kernel holds
+with the old file's attributes.
+
+Numbers from the real file's (st_dev, st_ino) were the other choice: they would
+not fit a slot without a table or a hash of their own, a folder made from a real
+file (a pak) would need one rule for itself and another for its contents, and a
+pak rewritten in place (cp over it) keeps its st_ino while its listing changes.
+The log costs a name per real entry the kernel was told of: a real folder of
+20,000 maps keeps 20,000 names.
+
+Bit widths: SLOT_BITS = 32, the top one NAMED: 2^31 positions (a listing
+longer than that shows its first 2^31 entries and logs a warning: its rows
+alone would take hundreds of GB) and 2^31 names per folder; 2^31 - 1 folder
+ids (numbers stay below 2^63). Past the last folder id, listing or looking
+into a new folder fails with EIO (the mount would hold over 200 GB of folder
+table by then). Numbers are stable while mounted, not across remounts.
+
+The table holds only the nodes the kernel knows: lookup and readdirplus count
+up, forget counts down, and a node is dropped at zero. The root is never
+dropped. A node refers to its tree entry weakly (the root's strongly): after
+`find` over a pak of a million files the kernel knows a million inodes, and
+their entries must stay as evictable as the cached listings that made them.
 Files the kernel only got from a listing have no node at all until asked
-about: they are counted in fuse/leaves.py (16-byte slots, at most half full
-after a rebuild: about 35 bytes each, against about 340 for a node with its path).
+about: they are counted by position in fuse/leaves.py (4 bytes per entry of
+their folder's listing), under their folder's node, which stays while it has any.
 """
 from __future__ import annotations
 
-import hashlib
-import sys
+import errno
+import itertools
 import weakref
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import pyfuse3
 
 from gbxfs.fuse.leaves import Leaves
 from gbxfs.tree.model import Access, Entry
+from gbxfs.tree.rows import Rows
 
 ROOT_INODE = pyfuse3.ROOT_INODE
-# listed files whose counting may wait (InodeTable.add_leaves): 1 MiB of inode numbers
-PENDING_MAX = 1 << 17
-INODE_MASK = (1 << 63) - 1
+SLOT_BITS = 32
+SLOT_MASK = (1 << SLOT_BITS) - 1
+NAMED = 1 << (SLOT_BITS - 1)        # the slot is an index in the folder's name log
+POSITIONS = NAMED                   # positions a listing can number
+FOLDERS_MAX = (1 << (63 - SLOT_BITS)) - 1
 # what a full node keeps alive, counted for the cache's bound (nbytes): the object
-# and its slots, its path, the weak reference to its entry and its table slot
-# (a census of a mount with ~24k of them found about 14 MiB in all)
+# and its slots, the weak reference to its entry, its kept attributes and its table slot
 NODE_BYTES = 560
+# a folder id: its slot in the array of numbers and its dict entry
+FOLDER_BYTES = 120
+# a logged name: its (name, stamp) pair, its string, its dict entry and its list slot
+NAME_BYTES = 256
 
 
 class Inode:
-    __slots__ = ("inode", "path", "_ref", "mtime_ns", "access", "lookups", "leaves", "folder", "attrs", "up")
+    __slots__ = ("inode", "name", "_ref", "mtime_ns", "access", "lookups", "leaves", "attrs")
     _ref: Callable[[], Entry | None]
 
-    def __init__(self, inode: int, path: str | None, entry: Entry | None, mtime_ns: int,
-                 access: Access | None = None, folder: Inode | None = None):
+    def __init__(self, inode: int, name: str | None, entry: Entry | None, mtime_ns: int,
+                 access: Access | None = None):
         self.inode = inode
-        self.path = path            # "" for the root, else "a/b/c"; None: a listed file not found yet
+        self.name = name            # its name in its folder ("" for the root; None: not found yet)
         self.entry = entry
         self.mtime_ns = mtime_ns    # effective: inherited from the nearest ancestor that has one
         self.access = access        # effective, inherited the same way (None: the defaults)
         self.lookups = 0
-        self.leaves = 0             # listed files held compactly (fuse/leaves.py) in this folder
-        self.folder = folder        # a listed file's folder (its node made for one request)
+        self.leaves = 0             # listed files counted by position (fuse/leaves.py) in this folder
         self.attrs: pyfuse3.EntryAttributes | None = None   # the entry's finished EntryAttributes, when they are stable
-        self.up = 0                 # the number of the folder it was last listed in (0: none): a hint
 
     @property
     def entry(self) -> Entry | None:
-        """The tree entry, or None once the tree dropped it (find it again by path)."""
+        """The tree entry, or None once the tree dropped it (found again from the number)."""
         return self._ref()
 
     @entry.setter
@@ -68,50 +104,42 @@ class Inode:
         if entry is None:
             self._ref = _none
         else:
-            self._ref = weakref.ref(entry) if self.path != "" else (lambda: entry)
-
-    @property
-    def parent_path(self) -> str:
-        assert self.path is not None        # asked of a node found by its path
-        return self.path.rpartition("/")[0]
+            self._ref = weakref.ref(entry) if self.inode != ROOT_INODE else (lambda: entry)
 
 
 def _none() -> None:
     return None
 
 
-# the keyed hash's initial state, copied per path (cheaper than a new blake2b each time)
-_HASH = hashlib.blake2b(digest_size=8, person=b"gbxfs-inode")
-# os.fsencode's encoding, without its per-call look-ups (a hash per listed entry)
-FS_ENCODING, FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+def stamp(entry: Entry) -> int | None:
+    """What tells a logged entry from a new one under the same name: the mtime of
+    a folder numbered by position (a file shown as a folder), else None (a real
+    folder, a file: the same number while it changes, as on disk)."""
+    return entry.mtime_ns if entry.is_dir and not entry.revalidates else None  # type: ignore[attr-defined]  # a Dir
 
 
-def folder_hash(path: str | None):
-    """The hash state after "<path>/" (nothing for the root): a copy updated with
-    an encoded name gives path_inode's digest of the name's path, unsalted."""
-    h = _HASH.copy()
-    if path:
-        h.update(f"{path}/".encode(FS_ENCODING, FS_ERRORS))
-    return h
+def position(kids: Mapping[str, Entry], name: str) -> int | None:
+    """The position of `name` in the listing `kids`, or None."""
+    if isinstance(kids, Rows):
+        return kids.position(name)
+    if name not in kids:
+        return None
+    return list(kids).index(name)       # a folder's own dict: a few dozen names
 
 
-def path_inode(path: str, salt: int = 0) -> int:
-    """The inode number for a path below the root (never 0 or the root's)."""
-    h = _HASH.copy()
-    h.update(path.encode(FS_ENCODING, FS_ERRORS))
-    if salt:
-        h.update(b"\0" + str(salt).encode())
-    n = int.from_bytes(h.digest(), "little") & INODE_MASK
-    return n if n > ROOT_INODE else path_inode(path, salt + 1)
+def at_position(kids: Mapping[str, Entry], k: int) -> tuple[str | None, Entry | None]:
+    """(name, entry) at position k of the listing `kids`, or (None, None)."""
+    if k >= len(kids):
+        return None, None
+    if isinstance(kids, Rows):
+        return kids.names[k], kids.at(k)
+    return next(itertools.islice(kids.items(), k, None))
 
 
 class InodeTable:
-    """Full nodes for folders and for files the kernel looked up; files it only
-    got from a listing are counted compactly (fuse/leaves.py) under their
-    folder's node, which stays while it has any. Such a file's node is made for
-    each request, its path and entry found again from its folder's listing
-    (ops.py `_entry`). Leaves are not checked for hash collisions (their paths
-    are not kept): at a million inodes a collision has a chance of about 10^-7."""
+    """Folder ids, name logs, full nodes for folders and for files the kernel
+    looked up, and the counts of files it only got from a listing (fuse/leaves.py).
+    Changed on the event loop only; nbytes() is read from any thread."""
 
     def __init__(self, root: Entry, root_mtime_ns: int):
         self.root = Inode(ROOT_INODE, "", root, root_mtime_ns, root.access)
@@ -119,123 +147,135 @@ class InodeTable:
         # full(inode): the full node with this number (never a listed file's made-up one)
         self.full = self._nodes.get
         self._leaves = Leaves()
-        # listed files not counted in _leaves yet: (folder inode, their inodes), counted
-        # when a file the kernel holds from a listing is first asked about (_flush).
-        # `find` lists every file and asks about none: it never pays for them
-        self._pending: list[tuple[int, array]] = []
-        self._pending_count = 0
+        self._ids: dict[int, int] = {}          # folder number -> folder id
+        self._folders = array("Q", (0,))        # folder id -> folder number (id 0 unused)
+        # folder id -> its name log: (name, stamp) -> index, and the pairs by index
+        self._logs: dict[int, tuple[dict[tuple[str, int | None], int], list[tuple[str, int | None]]]] = {}
+        self._logged = 0
 
     def __len__(self) -> int:
-        self._flush()
         return len(self._nodes) + len(self._leaves)
 
     def nbytes(self) -> int:
-        """About the memory the table keeps (read from any thread: lengths only;
-        listed files not counted yet are 8 bytes each in their arrays)."""
-        return NODE_BYTES * len(self._nodes) + self._leaves.nbytes() + 8 * self._pending_count
+        """About the memory the table keeps (read from any thread: lengths only)."""
+        return (NODE_BYTES * len(self._nodes) + self._leaves.nbytes() + FOLDER_BYTES * len(self._folders)
+                + NAME_BYTES * self._logged)
 
-    def _flush(self) -> None:
-        """Count the pending listed files in _leaves, as add_leaves did at once: a
-        file that became a full node meanwhile (looked up) adds to its lookups."""
-        if not self._pending:
-            return
-        pending, self._pending, self._pending_count = self._pending, [], 0
-        nodes = self._nodes
-        for folder_inode, keys in pending:
-            held = nodes.keys() & keys
-            if held:
-                for k in held:
-                    nodes[k].lookups += 1
-                keys = [k for k in keys if k not in held]  # type: ignore[assignment]  # add_many takes a list too
-            new = self._leaves.add_many(keys, folder_inode)
-            folder = nodes.get(folder_inode)
-            if folder is not None and new != len(keys) + len(held):     # add_leaves counted them all
-                folder.leaves += new - len(keys) - len(held)
-                self._drop_unused(folder)
+    # -- numbers ---------------------------------------------------------
+
+    def folder_id(self, folder: int) -> int:
+        """The id of the folder numbered `folder`, given now if it has none."""
+        fid = self._ids.get(folder)
+        if fid is None:
+            fid = len(self._folders)
+            if fid > FOLDERS_MAX:
+                raise OSError(errno.ENOSPC, "no folder id left for this mount")
+            self._folders.append(folder)
+            self._ids[folder] = fid
+        return fid
+
+    def named(self, fid: int, name: str, entry: Entry) -> int:
+        """The number of `name` (whose entry is `entry`) in the folder with id `fid`
+        from its name log."""
+        log = self._logs.get(fid)
+        if log is None:
+            log = self._logs[fid] = ({}, [])
+        key = (name, stamp(entry))
+        index = log[0].get(key)
+        if index is None:
+            index = len(log[1])
+            if index >= NAMED:
+                raise OSError(errno.ENOSPC, "no slot left in this folder's name log")
+            log[0][key] = index
+            log[1].append(key)
+            self._logged += 1
+        return fid << SLOT_BITS | NAMED | index
+
+    def logged(self, inode: int) -> tuple[str, int | None] | None:
+        """(name, stamp) a NAMED number stands for (None: a position, or not logged)."""
+        slot = inode & SLOT_MASK
+        if not slot & NAMED:
+            return None
+        log = self._logs.get(inode >> SLOT_BITS)
+        keys = log[1] if log is not None else ()
+        return keys[slot - NAMED] if slot - NAMED < len(keys) else None
+
+    def parent_number(self, inode: int) -> int | None:
+        """The number of the folder an entry's number was given in (None: the root)."""
+        return None if inode == ROOT_INODE else self._folders[inode >> SLOT_BITS]
+
+    # -- nodes -----------------------------------------------------------
 
     def get(self, inode: int) -> Inode | None:
+        """The node the kernel holds with this number (a listed file's made now), or None."""
         node = self._nodes.get(inode)
-        if node is None:
-            self._flush()
-            leaf = self._leaves.get(inode)
-            folder = None if leaf is None else self._nodes.get(leaf[0])
-            if leaf is not None and folder is not None:
-                node = Inode(inode, None, None, folder.mtime_ns, folder.access, folder)
-                node.lookups = leaf[1]
+        if node is None and inode > SLOT_MASK:
+            count = self._leaves.count(inode >> SLOT_BITS, inode & SLOT_MASK)
+            if count:
+                folder = self._nodes[self._folders[inode >> SLOT_BITS]]    # kept while it has leaves
+                node = Inode(inode, None, None, folder.mtime_ns, folder.access)
+                node.lookups = count
         return node
 
-    def remember_listed(self, folder: Inode, path: str, entry: Entry, mtime_ns: int, inode: int,
+    def node_of(self, inode: int) -> Inode:
+        """get(inode), else a node not held, its entry to be found from its number."""
+        node = self.get(inode)
+        return node if node is not None else Inode(inode, None, None, 0)
+
+    def parent_of(self, node: Inode) -> Inode | None:
+        """The node of `node`'s folder (held or made now); None for the root."""
+        up = self.parent_number(node.inode)
+        return None if up is None else self.node_of(up)
+
+    def remember_listed(self, folder: Inode, size: int, inode: int, name: str, entry: Entry, mtime_ns: int,
                         access: Access | None = None) -> None:
-        """Count the kernel's reference to an entry a listing of `folder` showed:
-        compactly for a file not known otherwise."""
-        if entry.is_dir or inode in self._nodes or folder.inode not in self._nodes:
-            self.remember(path, entry, mtime_ns, inode, access).up = folder.inode
-        elif self._leaves.add(inode, folder.inode):
-            folder.leaves += 1
-
-    def add_leaves(self, folder: Inode, inodes: list[int]) -> None:
-        """remember_listed for files a listing of `folder` showed that have no
-        node (full(inode) is None), `folder` having one: counted when first needed
-        (_flush), the folder's node kept meanwhile."""
-        self._pending.append((folder.inode, array("Q", inodes)))
-        folder.leaves += len(inodes)
-        self._pending_count += len(inodes)
-        if self._pending_count > PENDING_MAX:      # 8 bytes each: repeated listings must not pile up
-            self._flush()
-
-    def number(self, path: str) -> int:
-        """The inode number `path` has, or would get if remembered now."""
-        salt = 0
-        while True:
-            inode = path_inode(path, salt)
-            node = self._nodes.get(inode)
-            if node is None or node.path == path:
-                return inode
-            salt += 1
-
-    def child_path(self, parent: Inode, name: str) -> str:
-        return f"{parent.path}/{name}" if parent.path else name
-
-    def remember(self, path: str, entry: Entry, mtime_ns: int, inode: int | None = None,
-                 access: Access | None = None) -> Inode:
-        """Count one kernel reference to the entry at `path`."""
-        node: Inode | None
-        if not path:
-            node = self.root
+        """Count the kernel's reference to an entry a listing of `folder` (of `size`
+        entries) showed: by position for a file not known otherwise."""
+        if entry.is_dir or inode & NAMED or inode in self._nodes or folder.inode not in self._nodes:
+            self.remember(inode, name, entry, mtime_ns, access)
         else:
-            inode = inode if inode is not None else self.number(path)
-            node = self._nodes.get(inode)
-            if node is None:
-                node = self._nodes[inode] = Inode(inode, path, entry, mtime_ns, access)
-                # looked up on its own now: a full node (no probe while no leaf is counted:
-                # a first `find`, its files pending; _flush merges those)
-                leaf = self._leaves.pop(inode) if len(self._leaves) else None
-                if leaf is not None:
-                    node.lookups = leaf[1]
-                    self._unleaf(leaf[0])
-            else:
-                # a re-listed real directory may have made a new entry for the same path
-                if node.entry is not entry or node.mtime_ns != mtime_ns or node.access != access:
-                    node.attrs = None
-                node.entry = entry
-                node.mtime_ns = mtime_ns
-                node.access = access
+            self.add_leaves(folder, [inode & SLOT_MASK], size)
+
+    def add_leaves(self, folder: Inode, slots: list[int], size: int) -> None:
+        """Count a reference to the files at `slots` of `folder`'s listing of `size`
+        entries, none with a node; `folder` is a full node (kept while it has any)."""
+        folder.leaves += self._leaves.add_many(self._ids[folder.inode], slots, size)
+
+    def remember(self, inode: int, name: str | None, entry: Entry, mtime_ns: int,
+                 access: Access | None = None) -> Inode:
+        """Count one kernel reference to the entry numbered `inode`."""
+        node = self._nodes.get(inode)
+        if node is None:
+            node = self._nodes[inode] = Inode(inode, name, entry, mtime_ns, access)
+            # looked up on its own now: a full node, with the count it had as a listed file
+            if len(self._leaves) and not inode & NAMED:
+                count = self._leaves.pop(inode >> SLOT_BITS, inode & SLOT_MASK)
+                if count:
+                    node.lookups = count
+                    self._unleaf(inode)
+        elif inode != ROOT_INODE:
+            # a re-listed real directory may have made a new entry for the same name
+            if node.entry is not entry or node.mtime_ns != mtime_ns or node.access != access:
+                node.attrs = None
+            node.entry = entry
+            node.mtime_ns = mtime_ns
+            node.access = access
+            node.name = name if name is not None else node.name
         node.lookups += 1
         return node
 
     def forget(self, inode: int, count: int) -> None:
-        self._flush()       # a pending listing may hold references to a full node too
         node = self._nodes.get(inode)
         if node is None:
-            leaf = self._leaves.forget(inode, count)
-            if leaf is not None and not leaf[1]:
-                self._unleaf(leaf[0])
+            if inode > SLOT_MASK and self._leaves.forget(inode >> SLOT_BITS, inode & SLOT_MASK, count) == 0:
+                self._unleaf(inode)
             return
         node.lookups -= count
         self._drop_unused(node)
 
-    def _unleaf(self, folder_inode: int) -> None:
-        folder = self._nodes.get(folder_inode)
+    def _unleaf(self, inode: int) -> None:
+        """A listed file numbered `inode` is no longer counted by position."""
+        folder = self._nodes.get(self._folders[inode >> SLOT_BITS])
         if folder is not None:
             folder.leaves -= 1
             self._drop_unused(folder)
@@ -243,19 +283,3 @@ class InodeTable:
     def _drop_unused(self, node: Inode) -> None:
         if node.lookups <= 0 and node.leaves <= 0 and node.inode != ROOT_INODE:
             del self._nodes[node.inode]
-
-    def parent_of(self, node: Inode) -> Inode | None:
-        """The node of `node`'s folder (None: not known): the folder it was listed
-        in when that is still the node of its path, else found by the path."""
-        if not node.path:
-            return None
-        up, path = self._nodes.get(node.up), node.parent_path
-        return up if up is not None and up.path == path else self.find_path(path)
-
-    def find_path(self, path: str) -> Inode | None:
-        if not path:
-            return self.root
-        node = self.get(self.number(path))
-        if node is not None and node.path is None:
-            node.path = path
-        return node

@@ -4,37 +4,41 @@
 its attributes, and the kernel counts a reference to each (fuse/leaves.py).
 The listing is rows (tree/rows.py): nearly every entry is then a file row with
 its size, inheriting its folder's mtime and access, whose entry is not even made,
-and with no inode node of its own: it takes the short way, with its number
-hashed on from its folder's path (inodes.folder_hash), one EntryAttributes
-shared by all such files (changed per file: pyfuse3 copies it into the reply at
-once) and the references counted in one pass per reply. Everything else goes the
-general way (InodeTable.remember_listed: a node per folder, which `find` opens
-next), its attributes from attrs.make_attributes, but for folders not listed yet,
-which share one EntryAttributes as files do. "." and ".." get only what the
-kernel keeps of them (SharedAttributes.dot).
+and with no inode node of its own: it takes the short way, numbered by its
+folder's id and its position (fuse/inodes.py), one EntryAttributes shared by
+all such files (changed per file: pyfuse3 copies it into the reply at once) and
+the references counted by position in one pass per reply. Everything else goes
+the general way (InodeTable.remember_listed: a node per folder, which `find`
+opens next), its attributes from attrs.make_attributes, but for folders not
+listed yet, which share one EntryAttributes as files do. A real folder's
+entries are numbered from its name log (inodes.py). "." and ".." get only what
+the kernel keeps of them (SharedAttributes.dot).
 """
 from __future__ import annotations
 
 import itertools
 import logging
+import sys
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 import pyfuse3
 
 from gbxfs.fuse.attrs import DIR_MODE, AttrPolicy, file_attributes, file_owner, file_size, make_attributes, needs_work
-from gbxfs.fuse.inodes import FS_ENCODING, FS_ERRORS, INODE_MASK, ROOT_INODE, Inode, InodeTable, folder_hash
+from gbxfs.fuse.inodes import POSITIONS, SLOT_BITS, Inode, InodeTable
 from gbxfs.tree.longnames import too_long
 from gbxfs.tree.model import Dir, Entry
 from gbxfs.tree.rows import LAZY, Rows
 
 log = logging.getLogger("gbxfs.fuse")
 
+# os.fsencode's encoding, without its per-call look-ups (a name per listed entry)
+FS_ENCODING, FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
 # entries per worker-thread hop when a listing needs sizes computed
 READDIR_BATCH = 128
 
 class DirHandle:
-    __slots__ = ("node", "entry", "rows", "hash", "parent", "sizes")
+    __slots__ = ("node", "entry", "rows", "index", "size", "parent", "sizes")
 
     def __init__(self, node: Inode, entry: Dir):
         self.node = node
@@ -43,7 +47,8 @@ class DirHandle:
         # names never change, so offsets stay valid for this handle even if the directory
         # is re-listed meanwhile; position p >= 2 is row p - 2 ("." and ".." come first)
         self.rows: Rows | None = None
-        self.hash: Any = None   # the folder's path hash (inodes.folder_hash): numbers its entries
+        self.index: list[int] | None = None     # each row's position in the listing, when names were skipped
+        self.size = 0           # the listing's length (names skipped included)
         self.parent = node      # the node ".." shows (set with the snapshot)
         self.sizes: dict[int, int] | None = None    # sizes made with the listing, by position
 
@@ -85,13 +90,17 @@ def snapshot(inodes: InodeTable, h: DirHandle, kids: Mapping[str, Entry], sizes:
     (listed_with_sizes) become the handle's sizes by position."""
     h.parent = inodes.parent_of(h.node) or h.node
     rows = kids if isinstance(kids, Rows) else _as_rows(kids, h.node.mtime_ns)
-    if not rows.valid:
+    h.size = len(rows.names)
+    if not rows.valid or h.size > POSITIONS:
         keep = []
-        for k, n in enumerate(rows.names):
+        for k, n in enumerate(rows.names[:POSITIONS]):
             if n and n != "." and n != ".." and "/" not in n and "\0" not in n and not too_long(n):
                 keep.append(k)
             else:
-                log.warning("%s: skipping entry with an invalid name %r", h.node.path or "/", n)
+                log.warning("%s: skipping entry with an invalid name %r", h.node.name or "/", n)
+        if h.size > POSITIONS:
+            log.warning("%s: showing the first %d of %d entries", h.node.name or "/", POSITIONS, h.size)
+        h.index = keep
         rows = Rows([rows.names[k] for k in keep], [rows.at(k) for k in keep], [rows.sizes[k] for k in keep],
                     rows.mtime_ns, _made)
     h.rows = rows
@@ -159,27 +168,26 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
     runs fn in a worker thread (sizes that need work, READDIR_BATCH at a time)."""
     rows, dirnode = h.rows, h.node
     assert rows is not None     # snapshot() made them
-    names, row_sizes = rows.names, rows.sizes
-    if h.hash is None:
-        h.hash = folder_hash(dirnode.path)
-    base, full, reply, from_bytes = h.hash, inodes.full, pyfuse3.readdir_reply, int.from_bytes
-    mask, root = INODE_MASK, ROOT_INODE
-    mtime, dpath = dirnode.mtime_ns, dirnode.path
+    names, row_sizes, index = rows.names, rows.sizes, h.index
+    fid = inodes.folder_id(dirnode.inode)
+    # a real folder's entries are numbered from its name log, any other's by position
+    logged = h.entry.revalidates
+    base, full, reply = fid << SLOT_BITS, inodes.full, pyfuse3.readdir_reply
+    mtime = dirnode.mtime_ns
     shared = lazy = None       # made when the first file takes the short way
     # listed files hang off the folder's node (fuse/leaves.py) while it has one
     leaves: list[int] | None = [] if full(dirnode.inode) is dirnode else None
     # a row's size given (>= 0): a file with the rows' mtime and the folder's access
-    short = leaves is not None and rows.mtime_ns == mtime
+    short = leaves is not None and rows.mtime_ns == mtime and not logged
     sizes = h.sizes or {}       # sizes computed in a worker thread, by position
     size: int | None
     for k in range(pos - 2, len(names)):
         name = names[k]
         bname = name.encode(FS_ENCODING, FS_ERRORS)
-        x = base.copy()
-        x.update(bname)
-        ino = from_bytes(x.digest(), "little") & mask
+        slot = k if index is None else index[k]
+        ino = base | slot       # a real folder's: numbered below, from its name log
         size = row_sizes[k]
-        if (size >= 0 or size == LAZY) and short and ino > root and full(ino) is None:
+        if (size >= 0 or size == LAZY) and short and full(ino) is None:
             if size >= 0:
                 if shared is None:
                     shared = common.file(mtime, file_owner(dirnode.access, policy), policy)
@@ -193,10 +201,12 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             attrs.st_ino = ino
             if not reply(token, bname, attrs, k + 3):
                 break
-            leaves.append(ino)  # type: ignore[union-attr]  # short: a list
+            leaves.append(slot)  # type: ignore[union-attr]  # short: a list
             continue
         pos = k + 2
         entry = rows.at(k)
+        if logged:
+            ino = inodes.named(fid, name, entry)
         is_dir = entry.is_dir
         size = 0 if is_dir else entry.size(wait=False)  # type: ignore[attr-defined]  # a file
         if size is None:
@@ -206,16 +216,12 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
             size = 0
         if size is None:
             if leaves:       # counted before waiting: the kernel has them
-                inodes.add_leaves(dirnode, leaves)
+                inodes.add_leaves(dirnode, leaves, h.size)
                 leaves.clear()
             batch = [rows.at(j) for j in range(k, min(k + READDIR_BATCH, len(names)))]
             got = await work(lambda batch=batch: [None if e.lazy_size else file_size(e) for e in batch])
             sizes = dict(zip(range(pos, pos + len(got)), got))
             size = sizes[pos]
-        node = full(ino)
-        path = f"{dpath}/{name}" if dpath else name       # inodes.child_path
-        if ino <= ROOT_INODE or (node is not None and node.path != path):
-            ino = inodes.number(path)       # rehashed with a salt (a collision)
         emtime, access = inherit(entry, dirnode)
         if not is_dir:
             attrs = make_attributes(ino, entry, emtime, size, policy, access)
@@ -229,6 +235,6 @@ async def reply_listed(h: DirHandle, pos: int, token, inodes: InodeTable, policy
         if not reply(token, bname, attrs, pos + 1):
             break       # refused (buffer full): shown by the next call
         # the kernel now holds a reference (readdirplus)
-        inodes.remember_listed(dirnode, path, entry, emtime, ino, access)
+        inodes.remember_listed(dirnode, h.size, ino, name, entry, emtime, access)
     if leaves:
-        inodes.add_leaves(dirnode, leaves)
+        inodes.add_leaves(dirnode, leaves, h.size)

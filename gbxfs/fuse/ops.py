@@ -12,28 +12,21 @@ import errno
 import itertools
 import logging
 import os
-import threading
 from collections.abc import Callable, Mapping
 
 import pyfuse3
 
 from gbxfs.fuse.attrs import BLKSIZE, AttrPolicy, make_attributes, negative_entry, stable
 from gbxfs.fuse.dirs import DirectoryOps
-from gbxfs.fuse.guard import fail, handler, read_only
-from gbxfs.fuse.inodes import Inode, InodeTable
+from gbxfs.fuse.guard import brief, fail, handler, read_only
+from gbxfs.fuse.inodes import POSITIONS, SLOT_BITS, SLOT_MASK, Inode, InodeTable, at_position, position, stamp
 from gbxfs.fuse.listing import DirHandle, SharedAttributes, inherit
 from gbxfs.fuse.scheduler import THREADS, Scheduler
 from gbxfs.tree.acl import ACL_XATTR, acl, map_permissions, without_x
 from gbxfs.tree.logs import log_failure
 from gbxfs.tree.model import Dir, Entry, File
-from gbxfs.tree.walk import NotADir, NotFound, walk
 
 log = logging.getLogger("gbxfs.fuse")
-
-# a listed file's name is found on the event loop in a folder of at most this many
-# entries (one BLAKE2b hash each, about a microsecond: well under a millisecond)
-NAMES_ON_LOOP = 256
-NAMES_KEPT = 8      # folders whose names by inode number are kept (a lookup map each)
 
 
 class Operations(DirectoryOps, pyfuse3.Operations):
@@ -53,9 +46,6 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         self._files: dict[int, File] = {}
         self._dirs: dict[int, DirHandle] = {}
         self._common = SharedAttributes()   # what readdirplus replies share (fuse/listing.py)
-        # folder inode -> {inode: name} of its listing, for files held from a listing
-        self._names: dict[int, dict[int, str]] = {}
-        self._names_lock = threading.Lock()
 
     # -- helpers ---------------------------------------------------------
 
@@ -69,59 +59,46 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         return node
 
     async def _entry(self, node: Inode) -> Entry:
-        """The node's entry; found again by its path when the tree dropped it
-        (its listing was evicted from the cache: made again, it is the same)."""
+        """The node's entry; found again from its number when the tree dropped it
+        (its listing was evicted from the cache: made again, it is the same): its
+        folder's entry (found the same way), then the entry at its position in the
+        folder's listing, or of its name in the folder's name log (fuse/inodes.py)."""
         entry = node.entry
-        if entry is None and node.path is None:    # a file held from a listing: find its name
-            folder = node.folder
-            assert folder is not None           # a listed file's node has its folder's
-            entry, name = self._known_leaf(node)
-            if entry is None:
-                kids = await self._children(await self._entry(folder))
-                names = self._names.get(folder.inode)
-                if len(kids) <= NAMES_ON_LOOP or (names is not None and node.inode in names):
-                    # known, or a few hundred hashes: no worker-thread hop per file opened
-                    name = self._listed_name(folder, kids, node.inode)
-                else:
-                    name = await self._work(self._listed_name, folder, kids, node.inode)
-                entry = None if name is None else kids.get(name)
-                if entry is None:       # gone from its folder (a real folder changed)
-                    raise fail(errno.ESTALE)
-            assert name is not None             # an entry found by its name
-            node.path = self.inodes.child_path(folder, name)
+        if entry is None:
+            folder = self.inodes.parent_of(node)
+            assert folder is not None           # the root's entry is never dropped
+            parent = folder.entry       # at hand for a file held from a listing: no coroutine more
+            if parent is None:
+                parent = await self._entry(folder)
+            logged = self.inodes.logged(node.inode)
+            if logged is None:
+                # the listing at hand (peek: no work, not counted as a use), else listed now
+                kids = parent.peek() if isinstance(parent, Dir) else None
+                name, entry = at_position(kids, node.inode & SLOT_MASK) if kids is not None else (None, None)
+                if entry is None:
+                    name, entry = at_position(await self._children(parent), node.inode & SLOT_MASK)
+            else:
+                name, was = logged
+                entry = await self._child(parent, name)
+                if entry is not None and stamp(entry) != was:
+                    entry = None    # a new file under that name has a number of its own
+            if entry is None:       # gone from its folder (a real folder changed)
+                raise fail(errno.ESTALE)
+            node.name = name
             node.mtime_ns, node.access = inherit(entry, folder)
-        elif entry is None:
-            try:
-                entry = (await self._work(walk, self.inodes.root.entry, node.path))[-1]
-            except (NotFound, NotADir):
-                raise fail(errno.ESTALE) from None
-        node.entry = entry
+            node.entry = entry
         return entry
 
-    def _known_leaf(self, node: Inode) -> tuple[Entry | None, str | None]:
-        """A listed file's entry and name when its folder's names by inode number are
-        kept and the folder's listing is at hand (peek: no work, no listing), else
-        (None, None). Not for real folders, whose listings are checked against the disk."""
-        assert node.folder is not None          # a listed file's node has its folder's
-        names = self._names.get(node.folder.inode)
-        name = names.get(node.inode) if names is not None else None
-        parent = node.folder.entry if name is not None else None
-        if name is None or not isinstance(parent, Dir) or parent.revalidates:
-            return None, None
-        kids = parent.peek()
-        return (kids.get(name) if kids is not None else None), name
-
-    def _listed_name(self, folder: Inode, kids: Mapping[str, Entry], inode: int) -> str | None:
-        """The name in `kids` (folder's listing) whose path has inode number `inode`;
-        the last few folders' numbers are kept (worker thread)."""
-        names = self._names.get(folder.inode)
-        if names is None or inode not in names:
-            names = {self.inodes.number(self.inodes.child_path(folder, n)): n for n in kids}
-            with self._names_lock:      # worker threads share it
-                self._names[folder.inode] = names
-                while len(self._names) > NAMES_KEPT:
-                    self._names.pop(next(iter(self._names)))
-        return names.get(inode)
+    async def _number(self, folder: Inode, parent: Dir, name: str, entry: Entry) -> int:
+        """The number of `entry`, called `name` in `folder` (whose entry is `parent`):
+        its position in the listing, or (a real folder, a name found but not listed)
+        its index in the folder's name log."""
+        fid = self.inodes.folder_id(folder.inode)
+        if not parent.revalidates:
+            k = position(await self._children(parent), name)
+            if k is not None and k < POSITIONS:
+                return fid << SLOT_BITS | k
+        return self.inodes.named(fid, name, entry)
 
     async def _children(self, entry: Entry) -> Mapping[str, Entry]:
         if not isinstance(entry, Dir):
@@ -148,21 +125,6 @@ class Operations(DirectoryOps, pyfuse3.Operations):
                 node.attrs = a
         return a
 
-    async def _node_at(self, path: str) -> tuple[Inode, Entry]:
-        """The node for `path` and its entry, walking from the root if the kernel
-        does not hold it (only '..' lookups on an exported mount get here).
-        Counts one lookup."""
-        node = self.inodes.find_path(path)
-        if node is not None:
-            entry = await self._entry(node)
-            return self.inodes.remember(path, entry, node.mtime_ns, node.inode, node.access), entry
-        chain = await self._work(walk, self.inodes.root.entry, path)
-        mtime, access = self.inodes.root.mtime_ns, self.inodes.root.access
-        for e in chain:
-            mtime = e.mtime_ns if e.mtime_ns is not None else mtime
-            access = e.access if e.access is not None else access
-        return self.inodes.remember(path, chain[-1], mtime, access=access), chain[-1]
-
     # -- lookups and attributes ------------------------------------------
 
     @handler
@@ -170,25 +132,23 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         parent = self._node(parent_inode)
         sname = os.fsdecode(name)
         entry: Entry | None
-        if sname == ".":
-            entry = await self._entry(parent)
-            assert parent.path is not None      # found by _entry
-            node = self.inodes.remember(parent.path, entry, parent.mtime_ns, parent.inode, parent.access)
+        if sname == "." or sname == "..":
+            node = parent if sname == "." else self.inodes.parent_of(parent) or self.inodes.root
+            entry = await self._entry(node)
+            node = self.inodes.remember(node.inode, node.name, entry, node.mtime_ns, node.access)
             return self._attrs(node, 0, entry)
-        if sname == "..":
-            node, entry = await self._node_at(parent.parent_path)
-            return self._attrs(node, 0, entry)
-        entry = await self._child(await self._entry(parent), sname)
+        folder = await self._entry(parent)
+        entry = await self._child(folder, sname)
         if entry is None:
             return negative_entry(self.policy)
-        path = self.inodes.child_path(parent, sname)
+        inode = await self._number(parent, folder, sname, entry)  # type: ignore[arg-type]  # a Dir (_child)
         mtime, access = inherit(entry, parent)
-        known = self.inodes.find_path(path)
+        known = self.inodes.full(inode)
         if (known is not None and known.attrs is not None and known.entry is entry
                 and known.mtime_ns == mtime and known.access == access):
-            return self.inodes.remember(path, entry, mtime, known.inode, access).attrs
+            return self.inodes.remember(inode, sname, entry, mtime, access).attrs
         size = await self._size(entry)   # before counting a reference: it may fail
-        node = self.inodes.remember(path, entry, mtime, access=access)
+        node = self.inodes.remember(inode, sname, entry, mtime, access)
         return self._attrs(node, size, entry)
 
     async def forget(self, inode_list):
@@ -211,7 +171,9 @@ class Operations(DirectoryOps, pyfuse3.Operations):
     @handler
     async def open(self, inode, flags, ctx=None):
         node = self._node(inode)
-        entry = await self._entry(node)
+        entry = node.entry
+        if entry is None:
+            entry = await self._entry(node)
         if isinstance(entry, Dir):
             raise fail(errno.EISDIR)
         if flags & os.O_ACCMODE != os.O_RDONLY:
@@ -220,8 +182,7 @@ class Operations(DirectoryOps, pyfuse3.Operations):
         self._files[fh] = entry  # type: ignore[assignment]  # not a Dir: a File
         # an archive folder may read the entry and its next ones ahead in one
         # worker-thread visit: their reads are then answered from the loop
-        # a file held from a listing has its folder's node at hand
-        parent = node.folder or (self.inodes.find_path(node.parent_path) if node.path else None)
+        parent = self.inodes.parent_of(node)
         await self.scheduler.opening(parent.entry if parent is not None else None, entry.name)
         # contents never change for a given entry: let the kernel keep its page cache
         return pyfuse3.FileInfo(fh=fh, keep_cache=True)
@@ -236,9 +197,11 @@ class Operations(DirectoryOps, pyfuse3.Operations):
             raise fail(errno.EIO)
         return await self.scheduler.read(entry, off, size)
 
-    @handler
     async def release(self, fh):
-        self._files.pop(fh, None)
+        # once per file read: no guard.handler wrapper (a coroutine more), as fuse/dirs.py
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("release%s", brief((fh,)))
+        self._files.pop(fh, None)       # cannot fail
 
     async def flush(self, fh):
         # nothing to flush, ever: ENOSYS makes the kernel stop sending FLUSH on

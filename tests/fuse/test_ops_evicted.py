@@ -1,7 +1,8 @@
 """The inode table holds tree entries weakly: after `find` over a pak of a
 million files the kernel knows a million inodes, and their entries must
 leave memory with the cached listings that made them. An inode whose entry
-was dropped is found again by its path, with the same attributes and bytes."""
+was dropped is found again from its number (its folder's id and its position:
+fuse/inodes.py), with the same attributes and bytes."""
 from __future__ import annotations
 
 import gc
@@ -20,7 +21,7 @@ from gbxfs.tree.root import build_tree
 PATH = "X.pak/Data/G000/F01/deep.txt"
 
 
-def test_an_evicted_entry_is_found_again_by_path(tmp_path):
+def test_an_evicted_entry_is_found_again_from_its_number(tmp_path):
     files = many_files(2000, seed=8)
     files.insert(1500, PakFile("Data/G000/F01/deep.txt", b"the same bytes"))
     write_packs(tmp_path / "p", {"X": files})
@@ -89,7 +90,7 @@ def test_a_listed_file_is_found_by_its_folder_listing(tmp_path, monkeypatch):
         by_name = {f.path.rsplit("/", 1)[1]: f.data for f in files[:1000]}
         for name, attrs in listed[2:][::97]:
             node = ops.inodes.get(attrs.st_ino)
-            assert node.path is None and node.lookups == 1          # held compactly
+            assert ops.inodes.full(attrs.st_ino) is None and node.lookups == 1      # held by position
             again = await ops.getattr(attrs.st_ino, None)
             assert (again.st_ino, again.st_size) == (attrs.st_ino, attrs.st_size)
             fh = (await ops.open(attrs.st_ino, 0, None)).fh
@@ -104,13 +105,10 @@ def test_a_folders_next_listed_files_open_from_its_listing_at_hand(tmp_path, mon
     async def main():
         inode = await _list(ops, "X.pak/Data/G000/F00")
         folder = ops.inodes.get(inode).entry
-        first, *others = listed[2:]
-        await ops.release((await ops.open(first[1].st_ino, 0, None)).fh)    # finds the folder's names
-        # the next files are found in the listing at hand: no listing call, no name hashing
+        # the files are found at their positions in the listing at hand: no listing call
         monkeypatch.setattr(type(folder), "children", lambda self: 1 / 0)
-        monkeypatch.setattr(ops, "_listed_name", None)
-        for name, attrs in others[:5]:
-            assert ops.inodes.get(attrs.st_ino).path is None                 # held compactly
+        for name, attrs in listed[2:][::50]:
+            assert ops.inodes.full(attrs.st_ino) is None                    # held by position
             ops_fh = (await ops.open(attrs.st_ino, 0, None)).fh
             assert ops._files[ops_fh] is folder.peek()[name.decode()]
             await ops.release(ops_fh)
