@@ -101,7 +101,9 @@ class GbxFolder(PartlyListedDir):
         """The header's parts: nothing here reads the body (see the module note)."""
         p = self.p
         cache = p.ctx.cache
-        original = SourceFile("original.gbx", p.source)
+        # its folder's access (the same source's), inherited rather than its own: a
+        # readdirplus then answers it from the listing's row, with no inode node (fuse/listing.py)
+        original = SourceFile("original.gbx", p.source, access=None)
         problems: list[tuple[str, BaseException]] = []
         if p.source_error:
             original.error = p.source_error
@@ -118,7 +120,7 @@ class GbxFolder(PartlyListedDir):
         out.append(HeaderFolder("header", cache, self._key(HEADER_LISTING), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
-        body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
+        body = self._body_facts(ph)     # read here, in the same visit: body/ lists from memory
         out.append(BodyFolder(self, body))
         out += self._thumbnail_files(h, problems)
         out += icon_entries(h, cache, self._key, self._header)
@@ -185,13 +187,14 @@ class GbxFolder(PartlyListedDir):
     def _header_files(self) -> Rows:
         return header_rows(self)
 
-    def _body_facts(self, h) -> int | GbxError | None:
+    def _body_facts(self, ph) -> int | GbxError | None:
         """What body/ is listed from: the body's declared size, or why it does not
-        fit the file (None: no bytes to read). Read with the top level's listing."""
+        fit the file (None: no bytes to read). Read with the top level's listing,
+        from the header's read when it reached the body's first bytes."""
         if self.p.source_error:
             return None
         try:
-            return self.p.body_size(h)
+            return self.p.body_size(ph.header, ph.body_head)
         except GbxError as e:
             return _bare(e.add_context(where="body"))
 
