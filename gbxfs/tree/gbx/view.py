@@ -199,18 +199,24 @@ class GbxFolder(PartlyListedDir):
             return _bare(e.add_context(where="body"))
 
     def _body_files(self, size: int | GbxError | None) -> list[Entry]:
-        """body/: body.bin (of the size the file declares: nothing decompressed) and
-        nodes.txt (made when read); nodes/ is found by name (nodesindex.py). Declared
-        sizes that do not fit the file show error.txt instead. Made from memory."""
+        """body/'s listing: body.bin (of the size the file declares: nothing
+        decompressed) and nodes.txt (made when read); nodes/ is found by name
+        (_nodes_dir, nodesindex.py). Declared sizes that do not fit the file show
+        error.txt instead. Made from memory."""
         if size is None:
             return []
         if isinstance(size, GbxError):
             return with_errors([], [("body", size)])
-        nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
         return [ParsedBytesFile("body.bin", self._body_bytes, size=size),
-                CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
-                           lambda: render_nodes_index(self.files.digest().status, nodes.children()), lazy=True),
-                nodes]      # found by name, not listed: see nodesindex.py
+                CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"), self._nodes_index, lazy=True)]
+
+    def _nodes_dir(self) -> CachedDir:
+        """body/nodes/, found by name, not listed (nodesindex.py): made when named,
+        its listing in the cache, so every one made shows the same."""
+        return CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
+
+    def _nodes_index(self) -> bytes:
+        return render_nodes_index(self.files.digest().status, self._nodes_dir().children())
 
     def _body_bytes(self) -> bytes:
         try:
@@ -364,14 +370,13 @@ class BodyFolder(PartlyListedDir):
         super().__init__("body", _made_here, UNLISTED)
         self._gbx, self._facts = gbx, facts
 
-    def _entries(self) -> list[Entry]:
-        return self._gbx._body_files(self._facts)
-
     def children(self) -> Mapping[str, Entry]:
-        return {c.name: c for c in self._entries() if c.name not in self._unlisted}
+        return {c.name: c for c in self._gbx._body_files(self._facts)}     # nodes/ is not among them
 
     def child(self, name: str) -> Entry | None:
-        return next((c for c in self._entries() if c.name == name), None)
+        if name in self._unlisted:      # nodes/: there when the body's sizes are (body.bin is listed)
+            return self._gbx._nodes_dir() if isinstance(self._facts, int) else None
+        return next((c for c in self._gbx._body_files(self._facts) if c.name == name), None)
 
     def peek(self) -> Mapping[str, Entry] | None:
         return self.children()      # from memory: the same on every walk (a folder's link count)
