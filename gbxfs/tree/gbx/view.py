@@ -52,7 +52,7 @@ from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.parse import GbxParse, _bare
-from gbxfs.tree.gbx.pictures import directory_file, icon_entries, image_entries
+from gbxfs.tree.gbx.pictures import HeaderChunkFile, directory_file, icon_entries, image_entries
 from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
@@ -264,13 +264,15 @@ class GbxFolder(PartlyListedDir):
             problems.append(("thumbnail", _bare(e.add_context(chunk_id=THUMBNAIL_CHUNK, offset=c.offset))))
             return []
         out: list[Entry] = []
-        x = {"user.gbx.chunk_id": f"{THUMBNAIL_CHUNK:08X}".encode(), "user.gbx.offset": str(c.offset).encode()}
+        cache = self.p.ctx.cache
         # the files keep no image: they split the (cached) header chunk again when read
         if jpeg:
-            out.append(self._generated("thumbnail.jpg", self._thumbnail_jpeg, xattrs=x, lazy=True))
+            out.append(HeaderChunkFile("thumbnail.jpg", cache, self._key("thumbnail.jpg"), self._thumbnail_jpeg,
+                                       THUMBNAIL_CHUNK, c.offset, lazy=True))
         if comments:
             text = _comments_bytes(comments)
-            out.append(self._generated("comments.txt", self._comments, size=len(text), xattrs=x))
+            out.append(HeaderChunkFile("comments.txt", cache, self._key("comments.txt"), self._comments,
+                                       THUMBNAIL_CHUNK, c.offset, size=len(text)))
         return out
 
     # bound methods, not closures: a folder's listing keeps its files' makers
