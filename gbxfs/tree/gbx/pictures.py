@@ -57,6 +57,10 @@ class HeaderChunkFile(CachedFile):
     def xattrs(self) -> dict[str, bytes]:
         return {"user.gbx.chunk_id": f"{self._chunk_id:08X}".encode(), "user.gbx.offset": str(self._offset).encode()}
 
+    @xattrs.setter
+    def xattrs(self, value: dict[str, bytes]) -> None:
+        raise AttributeError(f"{self.name}: its xattrs are its chunk's, not set")
+
 
 def has_icon(header) -> bool:
     return any(c.chunk_id == ICON for c in header.chunks)
