@@ -81,13 +81,14 @@ def unmount(proc: subprocess.Popen, mp) -> None:
         subprocess.run(["fusermount3", "-uz", str(mp)], check=False, capture_output=True)
 
 
-def start_mount(cmd: list[str], mp: str, env: dict | None = None, timeout: float = 60) -> subprocess.Popen:
+def start_mount(cmd: list[str], mp: str, env: dict | None = None, timeout: float = 60,
+                cwd: Path | None = None) -> subprocess.Popen:
     """Start a foreground mount command and wait until `mp` is a mount point;
     SystemExit with the daemon's stderr if it exits or takes longer than `timeout`."""
     # the daemon's log goes to a file: a pipe nobody drains fills up (64 KiB) and then
     # blocks the daemon's loop on its next log line, hanging every reader
     log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log, cwd=cwd)
     deadline = time.monotonic() + timeout
     while not os.path.ismount(mp):
         if proc.poll() is not None or time.monotonic() > deadline:

@@ -3,6 +3,7 @@
 same plain folder.
 
     .venv/bin/python benchmarks/gbx_folder.py [--maps 20000] [--replays 2000] [--keep DIR]
+                                              [--checkout DIR ...] [--rounds N]
 
 Builds DIR/Tracks with MAPS map files and REPLAYS replay files, hard links to
 copies of the corpus's maps and replays (DIR/sources) taken in turn (so the
@@ -16,15 +17,20 @@ then, each on a fresh mount (`gbxfs mount -f`) and on the plain folder:
                 name, not listed: a whole-tree walk reads headers only)
   cat maps.csv  the index of the folder (a header read per map)
   first map folder   `ls MP/<one map>` right after mounting
-and the daemon's RSS after each (VmRSS, and VmHWM at the end). Times are
-wall-clock seconds of one run each (a fresh mount cannot be repeated without
-remounting). Not a test: run by hand, on a quiet machine.
+and the daemon's RSS after each (VmRSS, and VmHWM at the end) and its CPU
+seconds (user + system, mounting included). Times are wall-clock seconds of one
+run each (a fresh mount cannot be repeated without remounting): --rounds N runs
+each measure N times and prints every run and the median. --checkout DIR (given
+once or more) mounts from another gbxfs source tree too, in turns with this one
+within each round, so that the trees meet the same load. Not a test: run by
+hand, on a quiet machine.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -84,18 +90,27 @@ def timed(cmd: str) -> tuple[float, str]:
     return time.perf_counter() - t0, r.stdout.strip()
 
 
-def fresh(tracks: Path, what: str, cache_mb: int | None) -> tuple[float, str, int, int]:
-    """(seconds, output, RSS after, peak RSS) of one command on a fresh mount."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def fresh(tracks: Path, what: str, cache_mb: int | None, tree: Path = ROOT) -> tuple[float, str, int, int, float]:
+    """(seconds, output, RSS after, peak RSS, daemon CPU seconds) of one command on
+    a fresh mount of gbxfs from source tree `tree`."""
     with tempfile.TemporaryDirectory() as mp:
         cmd = [sys.executable, "-m", "gbxfs", "mount", str(tracks), mp, "-f"]
         if cache_mb:
             cmd += ["-o", f"cache_mb={cache_mb}"]
-        proc = start_mount(cmd, mp, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        # run from the tree itself: `python -m` puts the working folder before PYTHONPATH
+        proc = start_mount(cmd, mp, env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree)
         try:
             first_map = next(n for n in sorted(os.listdir(tracks)) if n.endswith(".Map.Gbx"))
             shell = f"ls {mp}/{first_map} | wc -l" if what == "first map folder" else COMMANDS[what].format(d=mp)
             secs, out = timed(shell)
-            return secs, out, status_mb(proc.pid, "VmRSS"), status_mb(proc.pid, "VmHWM")
+            return secs, out, status_mb(proc.pid, "VmRSS"), status_mb(proc.pid, "VmHWM"), cpu_seconds(proc.pid)
         finally:
             unmount(proc, mp)
 
@@ -108,7 +123,11 @@ def main() -> int:
     ap.add_argument("--cache-mb", type=int)
     ap.add_argument("--only", help="comma-separated measures (ls, find -maxdepth 2, find, cat maps.csv, "
                                    "first map folder)")
+    ap.add_argument("--checkout", action="append", type=Path, default=[],
+                    help="another gbxfs source tree to mount from, in turns with this one")
+    ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
+    trees = [ROOT, *(t.resolve() for t in args.checkout)]
     with tempfile.TemporaryDirectory() as tmp:
         base = args.keep or Path(tmp)
         t0 = time.perf_counter()
@@ -116,13 +135,23 @@ def main() -> int:
         print(f"folder: {args.maps} maps + {args.replays} replays (hard links), built in "
               f"{time.perf_counter() - t0:.1f} s; load average {os.getloadavg()[0]:.1f}", flush=True)
         wanted = args.only.split(",") if args.only else [*COMMANDS, "first map folder"]
-        print("| what | gbxfs, fresh mount | daemon RSS after / peak | plain folder |")
-        print("|---|---|---|---|")
+        print("| what | tree | gbxfs, fresh mount | daemon CPU | daemon RSS after / peak | plain folder |")
+        print("|---|---|---|---|---|---|")
+        runs: dict[tuple[str, Path], list[tuple[float, float]]] = {}
         for what in wanted:
-            secs, out, rss, hwm = fresh(tracks, what, args.cache_mb)
-            plain = f"{timed(COMMANDS[what].format(d=tracks))[0]:.2f} s" if what in COMMANDS else "-"
-            print(f"| `{what}` | {secs:.2f} s ({out.splitlines()[-1] if out else '-'} lines) | {rss} / {hwm} MB "
-                  f"| {plain} |", flush=True)
+            for r in range(args.rounds):
+                # in turns, the first tree moving each round: no tree always runs first
+                for tree in trees[r % len(trees):] + trees[:r % len(trees)]:
+                    secs, out, rss, hwm, cpu = fresh(tracks, what, args.cache_mb, tree)
+                    runs.setdefault((what, tree), []).append((secs, cpu))
+                    plain = f"{timed(COMMANDS[what].format(d=tracks))[0]:.2f} s" if what in COMMANDS else "-"
+                    print(f"| `{what}` | {tree.name} | {secs:.2f} s ({out.splitlines()[-1] if out else '-'} lines) "
+                          f"| {cpu:.1f} s | {rss} / {hwm} MB | {plain} |", flush=True)
+        if args.rounds > 1:
+            print("\nmedians (wall / daemon CPU):")
+            for (what, tree), got in runs.items():
+                print(f"  {what:18} {tree.name:12} {statistics.median(s for s, _ in got):6.2f} s "
+                      f"/ {statistics.median(c for _, c in got):6.2f} s  ({len(got)} runs)")
     return 0
 
 

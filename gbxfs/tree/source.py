@@ -101,13 +101,17 @@ class OpenFiles:
                     pass
 
     def _trim(self) -> None:
-        if len(self._open) <= self.limit:
+        excess = len(self._open) - self.limit
+        if excess <= 0:
             return
-        for src in list(self._open):  # least recently used first
-            if len(self._open) <= self.limit:
-                break
+        idle: list[FileSource] = []
+        for src in self._open:  # least recently used first; no copy of the pool per open
             if src._users == 0:
-                self._close(src)
+                idle.append(src)
+                if len(idle) == excess:
+                    break
+        for src in idle:
+            self._close(src)
 
     def _close(self, src: FileSource) -> None:
         assert src._fd is not None      # closed only while open

@@ -101,6 +101,16 @@ def test_thumbnail_is_upright_jpeg(corpus):
     assert max(ImageStat.Stat(unflipped).mean) > 10 * max(ImageStat.Stat(flipped_back).mean)
 
 
+def test_thumbnail_files_carry_their_chunk_s_id_and_offset(corpus):
+    d = _open(corpus, _first("map", "A01-Race"))
+    kids = d.children()
+    chunk = kids["header"].children()["03043007.Thumbnail.bin"].xattrs     # the chunk's own file says where
+    assert chunk["user.gbx.chunk_id"] == b"03043007" and int(chunk["user.gbx.offset"]) > 0
+    for name in ("thumbnail.jpg", "comments.txt"):
+        if name in kids:
+            assert kids[name].xattrs == {k: chunk[k] for k in ("user.gbx.chunk_id", "user.gbx.offset")}, name
+
+
 def test_body_nodes_found_by_name_not_listed(corpus):
     """body/ lists body.bin and nodes.txt; nodes/ (two files per chunk of every
     node) is reached by name only, so whole-folder walks skip it, and nodes.txt

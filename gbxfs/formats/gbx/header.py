@@ -68,6 +68,22 @@ def parse_header(data: bytes | bytearray | memoryview, *, refs: bool = True) -> 
     return read_header(GbxReader(BufferSource(data)), refs=refs)
 
 
+# a binary version-6 header: "GBX", version, four format bytes, class id, userDataSize
+_SIZED_PREFIX = 17
+
+
+def header_length(prefix: bytes | bytearray | memoryview) -> int | None:
+    """The bytes a binary version-6 header takes through numNodes and the reference
+    table's external count (what a header without external references takes), from
+    its first 17 bytes; None when the prefix does not tell (shorter, not binary
+    version 6). Lets a reader fetch a large header in one more read of the right size."""
+    if len(prefix) < _SIZED_PREFIX or bytes(prefix[:3]) != MAGIC or prefix[3] != 6 or prefix[4] != 0:
+        return None
+    if prefix[5] != ord("B"):
+        return None
+    return _SIZED_PREFIX + int.from_bytes(prefix[13:17], "little") + 8
+
+
 def _choice(r: GbxReader, allowed: str, what: str) -> str:
     at = r.tell()
     b = chr(r.u8())

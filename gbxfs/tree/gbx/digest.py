@@ -156,6 +156,8 @@ class BodyFiles:
     """The body/ folder's data source for one GBX file: its digest, chunk texts
     and raw bytes, with the policy described in the module note."""
 
+    __slots__ = ("p",)     # one per GBX folder a walk keeps: no dict of its own
+
     def __init__(self, p: GbxParse):
         self.p = p
 

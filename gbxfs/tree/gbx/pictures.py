@@ -37,6 +37,29 @@ IMAGE_NAME = "image.png"
 BITMAP = classdb.class_id("CPlugBitmap")
 DIRECTORY_NAME = ".directory"
 FOLDER_PICTURES = ("thumbnail.jpg", ICON_NAME, IMAGE_NAME)     # the first listed is the folder's icon
+# .directory's text for each picture (bytes shared by every folder that shows it)
+DIRECTORY_TEXTS = tuple((n, f"[Desktop Entry]\nIcon=./{n}\n".encode()) for n in FOLDER_PICTURES)
+
+
+class HeaderChunkFile(CachedFile):
+    """A file made from one header chunk (thumbnail.jpg, comments.txt), its xattrs
+    (the chunk's id and offset) made when asked: a walk of thousands of maps keeps
+    no dict and values of them per map."""
+
+    __slots__ = ("_chunk_id", "_offset")
+
+    def __init__(self, name: str, cache: ByteLRU, key: Hashable, make: Callable[[], bytes], chunk_id: int,
+                 offset: int, **kw):
+        super().__init__(name, cache, key, make, **kw)
+        self._chunk_id, self._offset = chunk_id, offset
+
+    @property
+    def xattrs(self) -> dict[str, bytes]:
+        return {"user.gbx.chunk_id": f"{self._chunk_id:08X}".encode(), "user.gbx.offset": str(self._offset).encode()}
+
+    @xattrs.setter
+    def xattrs(self, value: dict[str, bytes]) -> None:
+        raise AttributeError(f"{self.name}: its xattrs are its chunk's, not set")
 
 
 def has_icon(header) -> bool:
@@ -117,7 +140,5 @@ def image_entries(header, p, key: Callable[..., Hashable], problems: list) -> li
 def directory_file(entries: list[Entry]) -> Entry | None:
     """.directory pointing at the folder's picture, when one is listed."""
     names = {e.name for e in entries}
-    picture = next((n for n in FOLDER_PICTURES if n in names), None)
-    if picture is None:
-        return None
-    return BytesFile(DIRECTORY_NAME, f"[Desktop Entry]\nIcon=./{picture}\n".encode())
+    text = next((t for n, t in DIRECTORY_TEXTS if n in names), None)
+    return None if text is None else BytesFile(DIRECTORY_NAME, text)

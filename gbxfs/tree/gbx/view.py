@@ -52,7 +52,7 @@ from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
 from gbxfs.tree.gbx.nodesindex import UNLISTED, render_nodes_index
 from gbxfs.tree.gbx.parse import GbxParse, _bare
-from gbxfs.tree.gbx.pictures import directory_file, icon_entries, image_entries
+from gbxfs.tree.gbx.pictures import HeaderChunkFile, directory_file, icon_entries, image_entries
 from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
@@ -101,7 +101,9 @@ class GbxFolder(PartlyListedDir):
         """The header's parts: nothing here reads the body (see the module note)."""
         p = self.p
         cache = p.ctx.cache
-        original = SourceFile("original.gbx", p.source)
+        # its folder's access (the same source's), inherited rather than its own: a
+        # readdirplus then answers it from the listing's row, with no inode node (fuse/listing.py)
+        original = SourceFile("original.gbx", p.source, access=None)
         problems: list[tuple[str, BaseException]] = []
         if p.source_error:
             original.error = p.source_error
@@ -118,7 +120,7 @@ class GbxFolder(PartlyListedDir):
         out.append(HeaderFolder("header", cache, self._key(HEADER_LISTING), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
             out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
-        body = self._body_facts(h)     # read here, in the same visit: body/ lists from memory
+        body = self._body_facts(ph)     # read here, in the same visit: body/ lists from memory
         out.append(BodyFolder(self, body))
         out += self._thumbnail_files(h, problems)
         out += icon_entries(h, cache, self._key, self._header)
@@ -185,29 +187,36 @@ class GbxFolder(PartlyListedDir):
     def _header_files(self) -> Rows:
         return header_rows(self)
 
-    def _body_facts(self, h) -> int | GbxError | None:
+    def _body_facts(self, ph) -> int | GbxError | None:
         """What body/ is listed from: the body's declared size, or why it does not
-        fit the file (None: no bytes to read). Read with the top level's listing."""
+        fit the file (None: no bytes to read). Read with the top level's listing,
+        from the header's read when it reached the body's first bytes."""
         if self.p.source_error:
             return None
         try:
-            return self.p.body_size(h)
+            return self.p.body_size(ph.header, ph.body_head)
         except GbxError as e:
             return _bare(e.add_context(where="body"))
 
     def _body_files(self, size: int | GbxError | None) -> list[Entry]:
-        """body/: body.bin (of the size the file declares: nothing decompressed) and
-        nodes.txt (made when read); nodes/ is found by name (nodesindex.py). Declared
-        sizes that do not fit the file show error.txt instead. Made from memory."""
+        """body/'s listing: body.bin (of the size the file declares: nothing
+        decompressed) and nodes.txt (made when read); nodes/ is found by name
+        (_nodes_dir, nodesindex.py). Declared sizes that do not fit the file show
+        error.txt instead. Made from memory."""
         if size is None:
             return []
         if isinstance(size, GbxError):
             return with_errors([], [("body", size)])
-        nodes = CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
         return [ParsedBytesFile("body.bin", self._body_bytes, size=size),
-                CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"),
-                           lambda: render_nodes_index(self.files.digest().status, nodes.children()), lazy=True),
-                nodes]      # found by name, not listed: see nodesindex.py
+                CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"), self._nodes_index, lazy=True)]
+
+    def _nodes_dir(self) -> CachedDir:
+        """body/nodes/, found by name, not listed (nodesindex.py): made when named,
+        its listing in the cache, so every one made shows the same."""
+        return CachedDir("nodes", self.p.ctx.cache, self._key("nodes/"), self._node_dirs)
+
+    def _nodes_index(self) -> bytes:
+        return render_nodes_index(self.files.digest().status, self._nodes_dir().children())
 
     def _body_bytes(self) -> bytes:
         try:
@@ -255,13 +264,15 @@ class GbxFolder(PartlyListedDir):
             problems.append(("thumbnail", _bare(e.add_context(chunk_id=THUMBNAIL_CHUNK, offset=c.offset))))
             return []
         out: list[Entry] = []
-        x = {"user.gbx.chunk_id": f"{THUMBNAIL_CHUNK:08X}".encode(), "user.gbx.offset": str(c.offset).encode()}
+        cache = self.p.ctx.cache
         # the files keep no image: they split the (cached) header chunk again when read
         if jpeg:
-            out.append(self._generated("thumbnail.jpg", self._thumbnail_jpeg, xattrs=x, lazy=True))
+            out.append(HeaderChunkFile("thumbnail.jpg", cache, self._key("thumbnail.jpg"), self._thumbnail_jpeg,
+                                       THUMBNAIL_CHUNK, c.offset, lazy=True))
         if comments:
             text = _comments_bytes(comments)
-            out.append(self._generated("comments.txt", self._comments, size=len(text), xattrs=x))
+            out.append(HeaderChunkFile("comments.txt", cache, self._key("comments.txt"), self._comments,
+                                       THUMBNAIL_CHUNK, c.offset, size=len(text)))
         return out
 
     # bound methods, not closures: a folder's listing keeps its files' makers
@@ -360,16 +371,15 @@ class BodyFolder(PartlyListedDir):
         super().__init__("body", _made_here, UNLISTED)
         self._gbx, self._facts = gbx, facts
 
-    def _entries(self) -> list[Entry]:
-        return self._gbx._body_files(self._facts)
-
     def _list(self) -> Mapping[str, Entry]:
-        return {c.name: c for c in self._entries() if c.name not in self._unlisted}
+        return {c.name: c for c in self._gbx._body_files(self._facts)}     # nodes/ is not among them
 
     _list_now = _list       # from memory, no I/O, no parse
 
     def _find(self, name: str) -> Entry | None:
-        return next((c for c in self._entries() if c.name == name), None)
+        if name in self._unlisted:      # nodes/: there when the body's sizes are (body.bin is listed)
+            return self._gbx._nodes_dir() if isinstance(self._facts, int) else None
+        return next((c for c in self._gbx._body_files(self._facts) if c.name == name), None)
 
     def peek(self) -> Mapping[str, Entry] | None:
         return self._list()      # from memory: the same on every walk (a folder's link count)

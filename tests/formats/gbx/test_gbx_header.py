@@ -11,7 +11,7 @@ from gbxfs.formats.gbx.writer import W, build_gbx, node_body
 from gbxfs.formats import gbx
 from gbxfs.formats.gbx.body import read_body
 from gbxfs.formats.gbx.errors import GbxError, Truncated
-from gbxfs.formats.gbx.header import parse_header, read_header
+from gbxfs.formats.gbx.header import header_length, parse_header, read_header
 from gbxfs.formats.gbx.reader import GbxReader
 
 
@@ -181,3 +181,17 @@ def test_parse_reports_unreadable_body_as_failed():
     data = build_gbx(class_id=0x01001000, body_comp="C", body=BODY)
     g = gbx.parse(data[:-3])
     assert g.body.status == "failed" and isinstance(g.body.error, GbxError)
+
+
+def test_header_length_is_what_a_v6_binary_header_without_externals_takes():
+    data = build_gbx(header_chunks=[(0x03043004, struct.pack("<I", 6), False), (0x03043005, b"<x/>" * 50, True)],
+                     num_nodes=3)
+    h = parse_header(data)
+    assert header_length(data[:17]) == h.body_offset == len(data)     # no externals: through their count
+    assert header_length(data[:16]) is None                            # too short to tell
+    ext = [{"flags": 0, "file": "Grass.dds", "node": 1, "use_file": True, "folder": 0}]
+    with_refs = build_gbx(header_chunks=[(0x03043004, struct.pack("<I", 6), False)], num_nodes=3, externals=ext)
+    assert header_length(with_refs) < parse_header(with_refs).body_offset       # externals follow: more
+    for version in (3, 4, 5):       # no userDataSize: the prefix does not tell
+        assert header_length(build_gbx(version=version, class_id=0x24003000, num_nodes=2)) is None
+    assert header_length(b"GBX\x06\x00T" + bytes(11)) is None      # text: sizes are not where binary has them
