@@ -274,6 +274,16 @@ class ByteLRU:
             if key in self._items:
                 self._drop(key)
 
+    def take(self, key: Hashable, default: Any = None) -> Any:
+        """The value, forgotten in the same step (discard after get: a value served for
+        the last time, with one hold of the lock and no use counted), else `default`."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return default
+            self._drop(key)
+            return item[0]
+
     def get_or_make(self, key: Hashable, make: Callable[[], tuple[Any, int]], *, rank: int = COSTLY) -> Any:
         """Cached value, or make() -> (value, nbytes) stored (costly, or `rank`) and returned.
 

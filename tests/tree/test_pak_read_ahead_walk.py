@@ -80,6 +80,7 @@ def test_a_walk_waits_for_one_batch_and_reads_every_byte(tmp_path):
         else:
             got = f.read(0, f.size())
         assert got == written["Data" + path], path
+        assert f.prefetch(f.size()) == []      # read to its end: nothing to prepare
     assert waited == 1
     # batches of READ_AHEAD_FILES (the files are far below READ_AHEAD_BYTES): each but the first started by a mark
     assert started == -(-len(written) // ahead.READ_AHEAD_FILES) - 1

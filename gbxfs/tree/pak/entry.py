@@ -248,19 +248,18 @@ class PakEntry(StoredPieces):
         end = min(self.size, offset + size)
         if offset >= end:
             return b""
+        # a small entry's last bytes: read ahead for this read, not kept once served
+        # (taken from the cache: one hold of its lock)
+        cache = self._cache
+        fetch = cache.take if end == self.size and self.size <= SMALL_ENTRY else cache.get
         if self._kind == "gbx":            # known once checked: no probe here
-            data = self._cache.get((self._token, "gbx"))
+            data = fetch((self._token, "gbx"))
             if data is not None:
-                if end == self.size and self.size <= SMALL_ENTRY:
-                    self._cache.discard((self._token, "gbx"))   # read ahead, served: not kept
                 return data[offset:end]
         if offset // CHUNK == (end - 1) // CHUNK:
             first = offset - offset % CHUNK
-            piece = self._cache.get((self._token, first))
+            piece = fetch((self._token, first))
             if piece is not None and len(piece) >= end - first:
-                if end == self.size and self.size <= SMALL_ENTRY:
-                    # a small entry's last bytes: read ahead for this read, not kept
-                    self._cache.discard((self._token, first))
                 return piece[offset - first : end - first]
         return None
 

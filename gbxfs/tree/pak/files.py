@@ -111,6 +111,8 @@ class PakEntryFile(SourceFile):
         return None if src is None else src.read_at_nowait(offset, size)
 
     def prefetch(self, offset: int) -> list[Callable[[], None]]:
+        if offset >= self._size:
+            return []       # read to its end (every small file's one read): nothing follows
         src = self._src
         if src is None:
             # a large file's first read: its entry, made by _prepare in a worker, may want

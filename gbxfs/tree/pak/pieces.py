@@ -229,3 +229,6 @@ class NoCache:
 
     def discard(self, key: Any) -> None:
         pass
+
+    def take(self, key: Any, default: Any = None) -> Any:
+        return default
