@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import weakref
 from typing import Any
 
 from gbxfs.formats.pak import (
@@ -59,9 +58,9 @@ class PakArchive:
         self._table = HeldTable(self.header.files, self._cache, (self._token, "table"), self._reload_table)
         self.file_count = self._table.count
         self.header.files = TableView(self._table)
-        # entries live while the tree holds them (a listed folder, a file the kernel knows)
-        self._entries: weakref.WeakValueDictionary[int, PakEntry] = weakref.WeakValueDictionary()
-        self.entries = EntryGroup()     # what they share (any_error: a folder shows error.txt)
+        # what the entries share (any_error: a folder shows error.txt), and the entries
+        # made, kept while the tree holds them (a listed folder, a file the kernel knows)
+        self.entries = EntryGroup()
         self._lock = threading.Lock()
 
     @property
@@ -119,15 +118,9 @@ class PakArchive:
                             bool(flags & COMPRESSED_FLAGS))
 
     def entry(self, rec: PakFileRecord) -> PakEntry:
-        e = self._entries.get(rec.index)
-        if e is None:
-            with self._lock:
-                e = self._entries.get(rec.index)
-                if e is None:
-                    e = PakEntry(self._read_at, self.size, self.key, self.header.data_offset, rec, self._cache,
-                                  self._decls, self.verified_only, self.entries)
-                    self._entries[rec.index] = e
-        return e
+        return self.entries.entry(rec.index, lambda: PakEntry(
+            self._read_at, self.size, self.key, self.header.data_offset, rec, self._cache, self._decls,
+            self.verified_only, self.entries))
 
 
 def metadata_cost(meta: Metadata) -> int:

@@ -8,8 +8,6 @@ the tree, opened as far as the keys at hand allow (formats/pak/archive6.py).
 """
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import Any
 
 from gbxfs.formats.pak import (
@@ -48,9 +46,7 @@ class PackArchive:
         self.table: Pack6Table | None = None
         self.table_error: str | None = None
         self.data_offset = 0
-        self._entries: weakref.WeakValueDictionary[int, PackEntry] = weakref.WeakValueDictionary()
         self.entries = EntryGroup()     # what they share (as PakArchive's)
-        self._lock = threading.Lock()
         self._table: HeldTable | None = None
         self._empty = FileTable.empty(version=self.version)
         self.table = self._read_table()
@@ -115,12 +111,6 @@ class PackArchive:
                              self._cipher is not None)
 
     def entry(self, rec: PakFileRecord) -> PackEntry:
-        e = self._entries.get(rec.index)
-        if e is None:
-            with self._lock:
-                e = self._entries.get(rec.index)
-                if e is None:
-                    e = PackEntry(self._read_at, self.size, self._cipher, self.data_offset, rec, self._cache,
-                                  self._decls, self.verified_only, self.entries)
-                    self._entries[rec.index] = e
-        return e
+        return self.entries.entry(rec.index, lambda: PackEntry(
+            self._read_at, self.size, self._cipher, self.data_offset, rec, self._cache, self._decls,
+            self.verified_only, self.entries))
