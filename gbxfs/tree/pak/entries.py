@@ -194,7 +194,9 @@ class PakTree:
         ctx, arc, mtime = self.ctx, self.arc, self.mtime
 
         def make_folder(name: str, sub: int) -> Entry:
-            return PakFolder.listed(name, self, sub, index.size(sub) <= CHEAP_LISTING, mtime, parent)
+            folder = PakFolder(name, self, sub, cheap=index.size(sub) <= CHEAP_LISTING, mtime_ns=mtime)
+            folder.ahead_parent = parent
+            return folder
 
         def make_gbx(name: str, i: int) -> Entry:
             rec = table[i]
@@ -227,18 +229,6 @@ class PakFolder(Dir):
         self._tree, self._node, self._cheap = tree, node, cheap
         self.ahead_parent: PakFolder | None = None     # the folder listing this one (read-ahead)
         self._key = ("pak.list", tree.arc, node)
-
-    @classmethod
-    def listed(cls, name: str, tree: PakTree, node: int, cheap: bool, mtime_ns: int,
-               parent: PakFolder | None) -> PakFolder:
-        """A sub-folder as its parent's listing makes it: __init__'s result, its slots
-        set here (one per folder a listing shows, a few per folder `find` visits)."""
-        e = cls.__new__(cls)
-        e.name, e._xattrs, e.mtime_ns, e.access = name, None, mtime_ns, None
-        e._load, e._children, e._lock = None, None, Lock()
-        e._tree, e._node, e._cheap, e.ahead_parent = tree, node, cheap, parent
-        e._key = ("pak.list", tree.arc, node)
-        return e
 
     def _listed(self, have: tuple | None = None, missed: bool = False) -> Rows:
         """The listing, from the cache or made (and cached) now (read-ahead calls
