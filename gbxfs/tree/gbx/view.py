@@ -56,7 +56,7 @@ from gbxfs.tree.gbx.pictures import HeaderChunkFile, directory_file, icon_entrie
 from gbxfs.tree.gbx.status import FileStatus, file_status
 from gbxfs.tree.gbx.summary import decode_header as _decode_header
 from gbxfs.tree.model import Dir, Entry, PartlyListedDir, SourceFile
-from gbxfs.tree.rows import Rows
+from gbxfs.tree.rows import LAZY, Rows
 from gbxfs.tree.source import ByteSource
 
 REPLAY, GHOST, MAP = map(classdb.class_id, ("CGameCtnReplayRecord", "CGameCtnGhost", "CGameCtnChallenge"))
@@ -198,17 +198,23 @@ class GbxFolder(PartlyListedDir):
         except GbxError as e:
             return _bare(e.add_context(where="body"))
 
-    def _body_files(self, size: int | GbxError | None) -> list[Entry]:
+    def _body_files(self, size: int | GbxError | None) -> Mapping[str, Entry]:
         """body/'s listing: body.bin (of the size the file declares: nothing
-        decompressed) and nodes.txt (made when read); nodes/ is found by name
-        (_nodes_dir, nodesindex.py). Declared sizes that do not fit the file show
-        error.txt instead. Made from memory."""
+        decompressed) and nodes.txt (made when read), as rows whose entries are
+        made when named (tree/rows.py: a walk's readdirplus answers them from the
+        row); nodes/ is found by name (_nodes_dir, nodesindex.py). Declared sizes
+        that do not fit the file show error.txt instead. Made from memory."""
         if size is None:
-            return []
+            return {}
         if isinstance(size, GbxError):
-            return with_errors([], [("body", size)])
-        return [ParsedBytesFile("body.bin", self._body_bytes, size=size),
-                CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"), self._nodes_index, lazy=True)]
+            return {c.name: c for c in with_errors([], [("body", size)])}
+        return Rows(["body.bin", "nodes.txt"], [0, 1], [size, LAZY], self.mtime_ns, self._body_file, valid=True)
+
+    def _body_file(self, rows: Rows, i: int, token: int) -> Entry:
+        """The entry of body/'s row i (the rows above): body.bin or nodes.txt."""
+        if token == 0:
+            return ParsedBytesFile("body.bin", self._body_bytes, size=rows.sizes[i])
+        return CachedFile("nodes.txt", self.p.ctx.cache, self._key("body/nodes.txt"), self._nodes_index, lazy=True)
 
     def _nodes_dir(self) -> CachedDir:
         """body/nodes/, found by name, not listed (nodesindex.py): made when named,
@@ -372,14 +378,14 @@ class BodyFolder(PartlyListedDir):
         self._gbx, self._facts = gbx, facts
 
     def _list(self) -> Mapping[str, Entry]:
-        return {c.name: c for c in self._gbx._body_files(self._facts)}     # nodes/ is not among them
+        return self._gbx._body_files(self._facts)     # nodes/ is not among them
 
     _list_now = _list       # from memory, no I/O, no parse
 
     def _find(self, name: str) -> Entry | None:
         if name in self._unlisted:      # nodes/: there when the body's sizes are (body.bin is listed)
             return self._gbx._nodes_dir() if isinstance(self._facts, int) else None
-        return next((c for c in self._gbx._body_files(self._facts) if c.name == name), None)
+        return self._list().get(name)
 
     def peek(self) -> Mapping[str, Entry] | None:
         return self._list()      # from memory: the same on every walk (a folder's link count)
