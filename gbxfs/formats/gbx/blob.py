@@ -23,7 +23,7 @@ MAX_INFLATED = 64 * 1024 * 1024
 class BlobCursor:
     __slots__ = ("data", "pos", "what")
 
-    def __init__(self, data: bytes, what: str = "ghost data"):
+    def __init__(self, data: bytes | memoryview, what: str = "ghost data"):
         self.data = data
         self.pos = 0
         self.what = what
@@ -54,11 +54,15 @@ class BlobCursor:
         self.pos += 4
         return v
 
-    def bytes(self, n: int) -> bytes:
+    def bytes(self, n: int) -> builtins.bytes:
         self.need(n)
         v = self.data[self.pos:self.pos + n]
         self.pos += n
-        return v
+        return v if type(v) is builtins.bytes else builtins.bytes(v)    # a view's piece: copied
+
+    def skip(self, n: int) -> None:
+        self.need(n)
+        self.pos += n
 
     def count(self, item_size: int, n: int | None = None) -> int:
         """Read (or take) an element count and check that many items can fit."""

@@ -106,16 +106,22 @@ class GbxParse:
         return hb() if callable(hb) else hb
 
     def header(self) -> ParsedHeader:
-        return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_header)
+        return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_kept_header)
 
     def header_once(self) -> ParsedHeader:
         """The header for a look made once (the folder's listing, an index row): the
         cached parse when there is one, else a parse that is not kept, so that a walk
         of thousands of GBX folders does not fill the cache with their headers."""
         ph = self.ctx.cache.get(("gbx.header", self.source))
-        return ph if ph is not None else self._make_header()[0]
+        # not kept: its chunks are views of the bytes read, not copies (a thumbnail of 200 KB)
+        return ph if ph is not None else self._make_header(views=True)[0]
 
-    def _make_header(self) -> tuple[ParsedHeader, int]:
+    def _make_kept_header(self) -> tuple[ParsedHeader, int]:
+        # kept in the cache: each chunk its own bytes, charged by their size, rather
+        # than views holding all the bytes read (16 KiB for a replay's header of 1 KB)
+        return self._make_header(views=False)
+
+    def _make_header(self, views: bool) -> tuple[ParsedHeader, int]:
         meta = self._header_bytes() if self.source_error or self.source.size == 0 else None
         if meta is not None:
             data = meta
@@ -128,7 +134,7 @@ class GbxParse:
         try:
             while True:
                 try:
-                    h = parse_header(data, refs=refs)
+                    h = parse_header(data, refs=refs, views=views)
                     break
                 except GbxError:
                     if len(data) >= self.source.size or refs is False or self.source.size > MAX_GBX:

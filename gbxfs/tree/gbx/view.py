@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk
+from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk, thumbnail_parts
 from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
 from gbxfs.tree.context import TreeContext
 from gbxfs.tree.gbx import inputfiles
@@ -259,14 +259,14 @@ class GbxFolder(PartlyListedDir):
         if c is None:
             return []
         try:
-            jpeg, comments = split_thumbnail_chunk(c.raw)
+            _, jpeg_size, comments = thumbnail_parts(c.raw)     # the image is not copied
         except GbxError as e:
             problems.append(("thumbnail", _bare(e.add_context(chunk_id=THUMBNAIL_CHUNK, offset=c.offset))))
             return []
         out: list[Entry] = []
         cache = self.p.ctx.cache
         # the files keep no image: they split the (cached) header chunk again when read
-        if jpeg:
+        if jpeg_size:
             out.append(HeaderChunkFile("thumbnail.jpg", cache, self._key("thumbnail.jpg"), self._thumbnail_jpeg,
                                        THUMBNAIL_CHUNK, c.offset, lazy=True))
         if comments:
