@@ -33,7 +33,7 @@ class BlobCursor:
         return len(self.data) - self.pos
 
     def need(self, n: int) -> None:
-        if n < 0 or n > self.left:
+        if n < 0 or n > len(self.data) - self.pos:
             raise Truncated(f"{self.what}: need {n} bytes, {self.left} left", offset=self.pos)
 
     def u8(self) -> int:
@@ -43,16 +43,18 @@ class BlobCursor:
         return v
 
     def u32(self) -> int:
-        self.need(4)
-        v = _U32(self.data, self.pos)[0]
-        self.pos += 4
-        return v
+        p = self.pos
+        if p + 4 > len(self.data):
+            self.need(4)            # raises, saying so
+        self.pos = p + 4
+        return _U32(self.data, p)[0]
 
     def i32(self) -> int:
-        self.need(4)
-        v = _I32(self.data, self.pos)[0]
-        self.pos += 4
-        return v
+        p = self.pos
+        if p + 4 > len(self.data):
+            self.need(4)            # raises, saying so
+        self.pos = p + 4
+        return _I32(self.data, p)[0]
 
     def bytes(self, n: int) -> builtins.bytes:
         self.need(n)

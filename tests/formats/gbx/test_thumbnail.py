@@ -61,3 +61,10 @@ def test_version_zero_holds_no_thumbnail():
 def test_a_missing_marker_is_an_error(cut, marker):
     with pytest.raises(GbxError, match=f"{marker} marker missing"):
         thumbnail_parts(memoryview(cut(_chunk(b"\xff\xd8jpeg", b"c"))))
+
+
+@pytest.mark.parametrize("keep, left", [(2, 2), (6, 2), (20, 12)])
+def test_a_cut_chunk_is_an_error_saying_what_is_missing(keep, left):
+    raw = _chunk(b"\xff\xd8jpeg", b"c")[:keep]
+    with pytest.raises(GbxError, match=f"need \\d+ bytes, {left} left"):
+        thumbnail_parts(raw)
