@@ -73,12 +73,16 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
 
 
 class GbxFolder(PartlyListedDir):
-    __slots__ = ("p", "files")
+    __slots__ = ("p",)
 
     def __init__(self, name: str, p: GbxParse):
         super().__init__(name, self._list_root, BODY_FOLDERS, mtime_ns=p.source.mtime_ns)
         self.p = p
-        self.files = BodyFiles(p)       # body/ is served from the body's digest
+
+    @property
+    def files(self) -> BodyFiles:
+        """body/ is served from the body's digest (made when asked: it keeps only `p`)."""
+        return BodyFiles(self.p)
 
     def summary_header(self):
         """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
