@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 from gbxfs.tree.cache import ByteLRU
 from gbxfs.tree.model import Dir, Entry, File
@@ -50,6 +50,14 @@ class _SizedFile(File):
     def _bytes(self) -> bytes:
         raise NotImplementedError
 
+    def _cached(self, cache: ByteLRU, key: Hashable, make: Callable[[], bytes]) -> bytes:
+        """The bytes under `key`, made (and kept there) when the cache has none."""
+        data = cache.get(key)
+        if data is None:
+            data = self._checked(bytes(make()))
+            cache.put(key, data, len(data) + ITEM_OVERHEAD)
+        return data
+
     def _checked(self, data: _Data) -> _Data:
         if self._size is None:
             self._size = len(data)
@@ -80,11 +88,31 @@ class CachedFile(_SizedFile):
         self._cache, self._key, self._make = cache, key, make
 
     def _bytes(self) -> bytes:
-        data = self._cache.get(self._key)
-        if data is None:
-            data = self._checked(bytes(self._make()))
-            self._cache.put(self._key, data, len(data) + ITEM_OVERHEAD)
-        return data
+        return self._cached(self._cache, self._key, self._make)
+
+
+class KeyOwner(Protocol):
+    def file_key(self, name: str) -> Hashable:
+        """The cache key of its generated file `name`."""
+        ...
+
+
+class KeyedFile(_SizedFile):
+    """A CachedFile of one of many files an owner lists (a GBX folder's): its key,
+    `owner.file_key(name)`, and its bytes, `make(owner)`, are made when read, `make`
+    being a function such files share (an unbound method, a module function), so
+    a listing keeps no key, maker or closure per file (a walk of thousands of maps)."""
+
+    __slots__ = ("_cache", "_owner", "_render")
+
+    def __init__(self, name: str, cache: ByteLRU, owner: KeyOwner, make: Callable[[Any], bytes], *,
+                 size: int | None = None, xattrs: dict | None = None, lazy: bool = False, **kw):
+        super().__init__(name, size, xattrs, lazy, **kw)
+        self._cache, self._owner, self._render = cache, owner, make
+
+    def _bytes(self) -> bytes:
+        owner = self._owner
+        return self._cached(self._cache, owner.file_key(self.name), lambda: self._render(owner))
 
 
 class ParsedBytesFile(_SizedFile):

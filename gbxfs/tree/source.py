@@ -47,9 +47,9 @@ class OpenFiles:
             return None
         # open and check outside the lock: the FUSE loop takes it for cached
         # reads (may_open=False) and must not wait on a slow open of another file
-        fd = open_regular(src.path)
+        fd, st = open_regular_stat(src.path)
         try:
-            if src._identity != _identity(os.fstat(fd)):
+            if src._identity != _identity(st):
                 # replaced or rewritten since the tree saw it: its size and
                 # everything derived from it are stale, never serve those bytes
                 raise OSError(errno.EIO, "file changed on disk since it was listed", src.path)
@@ -131,14 +131,20 @@ def open_regular(path: str) -> int:
     """A descriptor for reading `path`, which must be a regular file. Opened
     non-blocking: opening a FIFO would otherwise wait for a writer forever,
     and a device could block or never end."""
+    return open_regular_stat(path)[0]
+
+
+def open_regular_stat(path: str) -> tuple[int, os.stat_result]:
+    """open_regular(path) and the descriptor's stat (its check made with it)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise not_regular(path)
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, st
 
 
 def read_regular(path: str, limit: int) -> bytes:

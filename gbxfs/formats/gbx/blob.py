@@ -23,7 +23,7 @@ MAX_INFLATED = 64 * 1024 * 1024
 class BlobCursor:
     __slots__ = ("data", "pos", "what")
 
-    def __init__(self, data: bytes, what: str = "ghost data"):
+    def __init__(self, data: bytes | memoryview, what: str = "ghost data"):
         self.data = data
         self.pos = 0
         self.what = what
@@ -33,7 +33,7 @@ class BlobCursor:
         return len(self.data) - self.pos
 
     def need(self, n: int) -> None:
-        if n < 0 or n > self.left:
+        if n < 0 or n > len(self.data) - self.pos:
             raise Truncated(f"{self.what}: need {n} bytes, {self.left} left", offset=self.pos)
 
     def u8(self) -> int:
@@ -43,22 +43,28 @@ class BlobCursor:
         return v
 
     def u32(self) -> int:
-        self.need(4)
-        v = _U32(self.data, self.pos)[0]
-        self.pos += 4
-        return v
+        p = self.pos
+        if p + 4 > len(self.data):
+            self.need(4)            # raises, saying so
+        self.pos = p + 4
+        return _U32(self.data, p)[0]
 
     def i32(self) -> int:
-        self.need(4)
-        v = _I32(self.data, self.pos)[0]
-        self.pos += 4
-        return v
+        p = self.pos
+        if p + 4 > len(self.data):
+            self.need(4)            # raises, saying so
+        self.pos = p + 4
+        return _I32(self.data, p)[0]
 
-    def bytes(self, n: int) -> bytes:
+    def bytes(self, n: int) -> builtins.bytes:
         self.need(n)
         v = self.data[self.pos:self.pos + n]
         self.pos += n
-        return v
+        return v if type(v) is builtins.bytes else builtins.bytes(v)    # a view's piece: copied
+
+    def skip(self, n: int) -> None:
+        self.need(n)
+        self.pos += n
 
     def count(self, item_size: int, n: int | None = None) -> int:
         """Read (or take) an element count and check that many items can fit."""

@@ -63,9 +63,13 @@ class GbxHeader:
         return classdb.class_name(self.class_id)
 
 
-def parse_header(data: bytes | bytearray | memoryview, *, refs: bool = True) -> GbxHeader:
-    """Parse the header (and by default the reference table) of in-memory GBX data."""
-    return read_header(GbxReader(BufferSource(data)), refs=refs)
+def parse_header(data: bytes | bytearray | memoryview, *, refs: bool = True, views: bool = False) -> GbxHeader:
+    """Parse the header (and by default the reference table) of in-memory GBX data.
+    `views`: each header chunk's raw is a memoryview of `data` rather than a copy
+    (a look made once, such as a folder's listing: no copy of a thumbnail of
+    200 KB; the chunks then keep all of `data` alive)."""
+    src = BufferSource(data)
+    return _header(GbxReader(src), refs, src.view if views else None)
 
 
 # a binary version-6 header: "GBX", version, four format bytes, class id, userDataSize
@@ -96,13 +100,19 @@ def read_header(r: GbxReader, *, refs: bool = True) -> GbxHeader:
     """Read a header from `r` (positioned at "GBX"). For text files the rest is read
     through a TextGbxReader over the same data; the returned offsets are relative to
     the start of `r`."""
+    return _header(r, refs, None)
+
+
+def _header(r: GbxReader, refs: bool, whole: memoryview | None) -> GbxHeader:
+    """`whole`: all the bytes `r` reads from its start, to take chunks from as
+    views (parse_header's views), else None (chunks copied)."""
     try:
-        return _read_header(r, refs)
+        return _read_header(r, refs, whole)
     except GbxError as e:
         raise e.add_context(where="header") from None
 
 
-def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
+def _read_header(r: GbxReader, refs: bool, whole: memoryview | None) -> GbxHeader:
     magic = r.bytes(3)
     if magic != MAGIC:
         raise r.error(f"not a GBX file (magic {magic!r})", 0)
@@ -119,7 +129,7 @@ def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
     user_data_size = None
     chunks: list[Chunk] = []
     if version >= 6:
-        user_data_size, chunks = _read_user_data(r)
+        user_data_size, chunks = _read_user_data(r, whole)
     num_nodes = r.u32()
     if num_nodes > 1 << 24:
         raise r.error(f"numNodes {num_nodes} out of range", r.tell() - 4)
@@ -135,7 +145,7 @@ def _read_header(r: GbxReader, refs: bool) -> GbxHeader:
                      user_data_size, chunks, num_nodes, table, body_offset, header_end)
 
 
-def _read_user_data(r: GbxReader) -> tuple[int, list[Chunk]]:
+def _read_user_data(r: GbxReader, whole: memoryview | None) -> tuple[int, list[Chunk]]:
     at = r.tell()
     size = r.u32()
     if r.remaining is not None and size > r.remaining:
@@ -143,36 +153,60 @@ def _read_user_data(r: GbxReader) -> tuple[int, list[Chunk]]:
     if size == 0:
         return 0, []
     start = r.tell()
-    with r.limit(size):
+    with r.limit(size) as end:
         count = r.u32()
         # binary: 8 bytes per table entry; text: at least two 3-byte lines
         if count > max(0, size // 6 if r.text else (size - 4) // 8):
             raise r.error(f"{count} header chunks cannot fit in userDataSize {size}", start)
-        entries = []
-        total = 4
-        for _ in range(count):
-            cid = r.hex32()
-            word = r.u32()
-            csize = word & ~HEAVY_BIT
-            total += 8 + csize
-            if total > size and not r.text:
-                raise r.error(f"header chunk {cid:08X} of {csize} bytes overflows userDataSize {size}",
-                              r.tell() - 8)
-            entries.append((cid, csize, bool(word & HEAVY_BIT)))
-        if total != size and not r.text:
-            raise r.error(f"header chunk sizes add up to {total} bytes, userDataSize says {size}", start)
+        entries = _text_table(r, count) if r.text else _binary_table(r, count, size, start)
         chunks = []
+        remap, name = classdb.remap, registry().chunk_name
+        base = r.offset_base
         for cid, csize, heavy in entries:
             off = r.tell()
-            if csize > r.remaining:
+            if off + csize > end:
                 raise r.error(f"header chunk {cid:08X} of {csize} bytes overflows userDataSize {size}", off)
-            raw = r.bytes(csize)
-            new_id = classdb.remap(cid)
-            chunks.append(Chunk(new_id, r.offset_base + off, csize, raw, raw_id=cid if cid != new_id else None,
-                                heavy=heavy, header=True, name=registry().chunk_name(new_id, header=True)))
+            if whole is None:
+                raw: bytes | memoryview = r.bytes(csize)
+            else:
+                r.skip(csize)
+                raw = whole[off:off + csize]
+            new_id = remap(cid)
+            chunks.append(Chunk(new_id, base + off, csize, raw, False, None, None, cid if cid != new_id else None,
+                                heavy, True, name(new_id, True)))
         if r.remaining:
             raise r.error(f"header chunks end {r.remaining} bytes before userDataSize {size}", r.tell())
     return size, chunks
+
+
+def _binary_table(r: GbxReader, count: int, size: int, start: int) -> list[tuple[int, int, bool]]:
+    """The (id, size, heavy) of `count` header chunks: 8 bytes each, read at once
+    (the count fits userDataSize); their sizes must add up to userDataSize."""
+    words = r.array("I", 2 * count)
+    entries = []
+    total = 4
+    for i in range(0, 2 * count, 2):
+        cid, word = words[i], words[i + 1]
+        csize = word & ~HEAVY_BIT
+        total += 8 + csize
+        if total > size:
+            raise r.error(f"header chunk {cid:08X} of {csize} bytes overflows userDataSize {size}",
+                          start + 4 + 4 * i)
+        entries.append((cid, csize, bool(word & HEAVY_BIT)))
+    if total != size:
+        raise r.error(f"header chunk sizes add up to {total} bytes, userDataSize says {size}", start)
+    return entries
+
+
+def _text_table(r: GbxReader, count: int) -> list[tuple[int, int, bool]]:
+    """The (id, size, heavy) of `count` header chunks, one line each (a text
+    file's sizes are not checked against userDataSize)."""
+    entries = []
+    for _ in range(count):
+        cid = r.hex32()
+        word = r.u32()
+        entries.append((cid, word & ~HEAVY_BIT, bool(word & HEAVY_BIT)))
+    return entries
 
 
 def _read_refs(r: GbxReader, version: int, num_nodes: int) -> RefTable:

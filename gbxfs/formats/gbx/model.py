@@ -19,7 +19,7 @@ class Chunk:
     chunk_id: int
     offset: int                  # offset of the chunk data in the body (or file, for header chunks)
     size: int
-    raw: bytes
+    raw: bytes | memoryview      # a view of the file's bytes: header chunks read with views=True
     skippable: bool = False
     values: dict[str, Any] | None = None
     error: Any = None            # GbxError | None

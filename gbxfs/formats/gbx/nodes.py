@@ -365,7 +365,9 @@ def decode_header_chunk(chunk: Chunk, *, text: bool = False, decls: Registry | N
     decl = walker.decls.get(chunk.chunk_id, header=True)
     if decl is None:
         return
-    r = make_reader(chunk.raw, text=text, offset_base=chunk.offset, walker=walker)
+    # bytes (a view of a header read once is copied here): the reader's fast path, and
+    # decoded values that keep no view of the header's buffer
+    r = make_reader(bytes(chunk.raw), text=text, offset_base=chunk.offset, walker=walker)
     try:
         chunk.values = decl.decode(r, chunk.chunk_id)
         if not r.at_end():

@@ -65,17 +65,27 @@ _THUMB_OPEN, _THUMB_CLOSE = b"<Thumbnail.jpg>", b"</Thumbnail.jpg>"
 _COMMENTS_OPEN, _COMMENTS_CLOSE = b"<Comments>", b"</Comments>"
 
 
-def split_thumbnail_chunk(raw: bytes) -> tuple[bytes | None, str | None]:
-    """(stored JPEG, comments) of header chunk 03043007 (wiki layout: u32 version;
+def split_thumbnail_chunk(raw: bytes | memoryview) -> tuple[bytes | None, str | None]:
+    """(stored JPEG, comments) of header chunk 03043007 (layout: thumbnail_parts).
+    Either part may be None."""
+    at, size, comments = thumbnail_parts(raw)
+    return (bytes(raw[at:at + size]) if size else None), comments
+
+
+def thumbnail_parts(raw: bytes | memoryview) -> tuple[int, int, str | None]:
+    """(offset, size) of the stored JPEG in header chunk 03043007 (size 0: none)
+    and its comments (None: none), the image skipped, not copied: a folder's
+    listing needs to know it is there, not its bytes. Wiki layout: u32 version;
     if version != 0: u32 thumbSize, "<Thumbnail.jpg>", thumb, "</Thumbnail.jpg>",
-    "<Comments>", u32 len + comments, "</Comments>"). Either part may be None."""
+    "<Comments>", u32 len + comments, "</Comments>"."""
     c = BlobCursor(raw, "chunk 03043007")
     if c.u32() == 0:
-        return None, None
+        return 0, 0, None
     size = c.count(1, c.u32())
     if c.bytes(len(_THUMB_OPEN)) != _THUMB_OPEN:
         raise GbxError("chunk 03043007: <Thumbnail.jpg> marker missing", chunk_id=THUMBNAIL_CHUNK)
-    jpeg = c.bytes(size)
+    at = c.pos
+    c.skip(size)
     if c.bytes(len(_THUMB_CLOSE)) != _THUMB_CLOSE:
         raise GbxError("chunk 03043007: </Thumbnail.jpg> marker missing", chunk_id=THUMBNAIL_CHUNK)
     comments = None
@@ -85,4 +95,4 @@ def split_thumbnail_chunk(raw: bytes) -> tuple[bytes | None, str | None]:
         comments = c.bytes(c.count(1)).decode("utf-8", "replace")
         if c.bytes(len(_COMMENTS_CLOSE)) != _COMMENTS_CLOSE:
             raise GbxError("chunk 03043007: </Comments> marker missing", chunk_id=THUMBNAIL_CHUNK)
-    return (jpeg or None), comments
+    return at, size, comments

@@ -88,7 +88,7 @@ def _samples(node: Node) -> GhostTrack | None:
             if ref.node is not None and ref.node.class_id == RECORD_DATA:
                 rec = ref.node.chunk(RECORD_DATA)
                 if rec is not None:
-                    tracks = vehicle_tracks(parse_record_chunk(rec.raw))
+                    tracks = vehicle_tracks(parse_record_chunk(bytes(rec.raw)))
                     if tracks:
                         track = tracks[0]
                         if len(tracks) > 1:

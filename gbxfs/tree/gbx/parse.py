@@ -106,16 +106,22 @@ class GbxParse:
         return hb() if callable(hb) else hb
 
     def header(self) -> ParsedHeader:
-        return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_header)
+        return self.ctx.cache.get_or_make(("gbx.header", self.source), self._make_kept_header)
 
     def header_once(self) -> ParsedHeader:
         """The header for a look made once (the folder's listing, an index row): the
         cached parse when there is one, else a parse that is not kept, so that a walk
         of thousands of GBX folders does not fill the cache with their headers."""
         ph = self.ctx.cache.get(("gbx.header", self.source))
-        return ph if ph is not None else self._make_header()[0]
+        # not kept: its chunks are views of the bytes read, not copies (a thumbnail of 200 KB)
+        return ph if ph is not None else self._make_header(views=True)[0]
 
-    def _make_header(self) -> tuple[ParsedHeader, int]:
+    def _make_kept_header(self) -> tuple[ParsedHeader, int]:
+        # kept in the cache: each chunk its own bytes, charged by their size, rather
+        # than views holding all the bytes read (16 KiB for a replay's header of 1 KB)
+        return self._make_header(views=False)
+
+    def _make_header(self, views: bool) -> tuple[ParsedHeader, int]:
         meta = self._header_bytes() if self.source_error or self.source.size == 0 else None
         if meta is not None:
             data = meta
@@ -125,20 +131,18 @@ class GbxParse:
         else:
             data = self.source.read_at(0, min(self.source.size, HEADER_PROBE))
             refs = True
+            known = header_length(data)
+            if known is not None and known > len(data) and self._may_read_more(data):
+                data = self._read_more(data)      # not parsed first: that could only fail
         try:
             while True:
                 try:
-                    h = parse_header(data, refs=refs)
+                    h = parse_header(data, refs=refs, views=views)
                     break
                 except GbxError:
-                    if len(data) >= self.source.size or refs is False or self.source.size > MAX_GBX:
+                    if refs is False or not self._may_read_more(data):
                         raise
-                    # a header larger than the probe (a thumbnail): the length its first
-                    # bytes declare (and the body's first bytes) when that is more, else
-                    # four times more, not the whole file (a map of megabytes, a header of 200 KB)
-                    known = header_length(data)
-                    want = known + HEADER_SLACK if known is not None and known > len(data) else 4 * len(data)
-                    data = self.source.read_at(0, min(self.source.size, want))
+                    data = self._read_more(data)
             # raw chunks, and room for their decoded values (header/ decodes them later)
             cost = sum(2 * len(c.raw) + HEADER_CHUNK_COST for c in h.chunks) + 4096
             end = None if h.body_offset is None else h.body_offset + BODY_HEAD
@@ -146,6 +150,17 @@ class GbxParse:
             return ParsedHeader(h, None, len(data), head), cost
         except GbxError as e:
             return ParsedHeader(None, _bare(e), len(data)), 1024
+
+    def _may_read_more(self, data: bytes) -> bool:
+        return len(data) < self.source.size <= MAX_GBX
+
+    def _read_more(self, data: bytes) -> bytes:
+        """A header larger than `data` (a thumbnail): the length its first bytes
+        declare (and the body's first bytes) when that is more, else four times
+        more, not the whole file (a map of megabytes, a header of 200 KB)."""
+        known = header_length(data)
+        want = known + HEADER_SLACK if known is not None and known > len(data) else 4 * len(data)
+        return self.source.read_at(0, min(self.source.size, want))
 
     # -- body ------------------------------------------------------------------------------
     def body(self) -> ParsedBody:

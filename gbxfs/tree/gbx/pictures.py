@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Hashable
+from typing import Any
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
 from gbxfs.formats.gbx.picture import ICON, icon_png
 from gbxfs.tree.cache import ByteLRU
-from gbxfs.tree.cached import ITEM_OVERHEAD, CachedFile
+from gbxfs.tree.cached import ITEM_OVERHEAD, CachedFile, KeyedFile, KeyOwner
 from gbxfs.tree.gbx.nearby import NotReachable, place_of
 from gbxfs.tree.gbx.textures import bitmap_picture, image_externals
 from gbxfs.tree.model import BytesFile, Entry
@@ -41,16 +42,16 @@ FOLDER_PICTURES = ("thumbnail.jpg", ICON_NAME, IMAGE_NAME)     # the first liste
 DIRECTORY_TEXTS = tuple((n, f"[Desktop Entry]\nIcon=./{n}\n".encode()) for n in FOLDER_PICTURES)
 
 
-class HeaderChunkFile(CachedFile):
+class HeaderChunkFile(KeyedFile):
     """A file made from one header chunk (thumbnail.jpg, comments.txt), its xattrs
     (the chunk's id and offset) made when asked: a walk of thousands of maps keeps
     no dict and values of them per map."""
 
     __slots__ = ("_chunk_id", "_offset")
 
-    def __init__(self, name: str, cache: ByteLRU, key: Hashable, make: Callable[[], bytes], chunk_id: int,
+    def __init__(self, name: str, cache: ByteLRU, owner: KeyOwner, make: Callable[[Any], bytes], chunk_id: int,
                  offset: int, **kw):
-        super().__init__(name, cache, key, make, **kw)
+        super().__init__(name, cache, owner, make, **kw)
         self._chunk_id, self._offset = chunk_id, offset
 
     @property

@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterable, Mapping
 
 from gbxfs.formats.gbx import classdb
 from gbxfs.formats.gbx.errors import GbxError
-from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk
-from gbxfs.tree.cached import CachedDir, CachedFile, ParsedBytesFile
+from gbxfs.formats.gbx.thumbnail import THUMBNAIL_CHUNK, flip_jpeg, split_thumbnail_chunk, thumbnail_parts
+from gbxfs.tree.cached import CachedDir, CachedFile, KeyedFile, ParsedBytesFile
 from gbxfs.tree.context import TreeContext
-from gbxfs.tree.gbx import inputfiles
+from gbxfs.tree.gbx import rootfiles
 from gbxfs.tree.gbx.chunkfiles import chunk_entries
 from gbxfs.tree.gbx.digest import BodyFiles, ChunkText
 from gbxfs.tree.gbx.embedded import embedded_entries
@@ -46,7 +46,7 @@ from gbxfs.tree.gbx.errors import with_errors
 from gbxfs.tree.gbx.ghostfiles import Ghost, find_ghosts, first_ghost_facts, render_ghost_csv, render_ghost_txt
 from gbxfs.tree.gbx.headerfiles import LISTING as HEADER_LISTING
 from gbxfs.tree.gbx.headerfiles import HeaderFolder, header_rows
-from gbxfs.tree.gbx.info import render_info, render_refs
+from gbxfs.tree.gbx.info import render_info
 from gbxfs.tree.gbx.inputfiles import header_proves_united_forever, inputs_problems
 from gbxfs.tree.gbx.meshfiles import MESH_FOLDER, MeshFiles, may_hold_mesh
 from gbxfs.tree.gbx.nodenames import node_folder_name, node_labels, unique_name
@@ -73,12 +73,16 @@ def open_gbx(name: str, source: ByteSource, ctx: TreeContext,
 
 
 class GbxFolder(PartlyListedDir):
-    __slots__ = ("p", "files")
+    __slots__ = ("p",)
 
     def __init__(self, name: str, p: GbxParse):
         super().__init__(name, self._list_root, BODY_FOLDERS, mtime_ns=p.source.mtime_ns)
         self.p = p
-        self.files = BodyFiles(p)       # body/ is served from the body's digest
+
+    @property
+    def files(self) -> BodyFiles:
+        """body/ is served from the body's digest (made when asked: it keeps only `p`)."""
+        return BodyFiles(self.p)
 
     def summary_header(self):
         """The parsed header (for maps.csv / replays.csv of the folder holding this file)."""
@@ -94,8 +98,12 @@ class GbxFolder(PartlyListedDir):
         """A cache key for one generated entry of this file."""
         return ("gbx.view", self.p.source) + what
 
-    def _generated(self, name: str, make, **kw) -> CachedFile:
-        return CachedFile(name, self.p.ctx.cache, self._key(name), make, **kw)
+    def file_key(self, name: str) -> tuple:
+        return self._key(name)
+
+    def _generated(self, name: str, make: Callable[[GbxFolder], bytes], **kw) -> KeyedFile:
+        """A generated file of the folder, `make(folder)` a function every folder shares."""
+        return KeyedFile(name, self.p.ctx.cache, self, make, **kw)
 
     def _list_root(self) -> Iterable[Entry]:
         """The header's parts: nothing here reads the body (see the module note)."""
@@ -110,7 +118,7 @@ class GbxFolder(PartlyListedDir):
             problems.append(("file bytes", GbxError(f"cannot be verified: {p.source_error}")))
         ph = p.header_once()
         h = ph.header
-        out: list[Entry] = [original, self._generated("info.txt", self._info, lazy=True)]
+        out: list[Entry] = [original, self._generated("info.txt", GbxFolder._info, lazy=True)]
         if h is not None:
             self.xattrs[CLASS_XATTR] = f"{h.class_id:08X}".encode()
         if h is None:
@@ -119,7 +127,7 @@ class GbxFolder(PartlyListedDir):
             return with_errors(out, problems, self.xattrs)
         out.append(HeaderFolder("header", cache, self._key(HEADER_LISTING), self._header_files))
         if h.refs is not None and (h.refs.externals or h.refs.folders):
-            out.append(self._generated("refs.txt", lambda: render_refs(p.header())))
+            out.append(self._generated("refs.txt", rootfiles.refs_text))
         body = self._body_facts(ph)     # read here, in the same visit: body/ lists from memory
         out.append(BodyFolder(self, body))
         out += self._thumbnail_files(h, problems)
@@ -265,23 +273,23 @@ class GbxFolder(PartlyListedDir):
         if c is None:
             return []
         try:
-            jpeg, comments = split_thumbnail_chunk(c.raw)
+            _, jpeg_size, comments = thumbnail_parts(c.raw)     # the image is not copied
         except GbxError as e:
             problems.append(("thumbnail", _bare(e.add_context(chunk_id=THUMBNAIL_CHUNK, offset=c.offset))))
             return []
         out: list[Entry] = []
         cache = self.p.ctx.cache
         # the files keep no image: they split the (cached) header chunk again when read
-        if jpeg:
-            out.append(HeaderChunkFile("thumbnail.jpg", cache, self._key("thumbnail.jpg"), self._thumbnail_jpeg,
+        if jpeg_size:
+            out.append(HeaderChunkFile("thumbnail.jpg", cache, self, GbxFolder._thumbnail_jpeg,
                                        THUMBNAIL_CHUNK, c.offset, lazy=True))
         if comments:
             text = _comments_bytes(comments)
-            out.append(HeaderChunkFile("comments.txt", cache, self._key("comments.txt"), self._comments,
+            out.append(HeaderChunkFile("comments.txt", cache, self, GbxFolder._comments,
                                        THUMBNAIL_CHUNK, c.offset, size=len(text)))
         return out
 
-    # bound methods, not closures: a folder's listing keeps its files' makers
+    # the files' makers: functions of the folder, shared (KeyedFile), not a closure per file
     def _thumbnail_jpeg(self) -> bytes:
         return self._flip(self._thumbnail()[0])
 
@@ -313,15 +321,9 @@ class GbxFolder(PartlyListedDir):
 
     def _ghost_root_files(self, h) -> list[Entry]:
         """ghost.csv, ghost.txt, ghost.svg, inputs.csv and (see inputfiles.py) inputs.txt."""
-        first = self._first_ghost
-        out: list[Entry]
-        out = [self._generated("ghost.csv", lambda: render_ghost_csv(first()), lazy=True),
-               self._generated("ghost.txt", lambda: render_ghost_txt(first()), lazy=True),
-               self._generated("ghost.svg", lambda: inputfiles.render_ghost_svg(first()), lazy=True),
-               self._generated("inputs.csv", lambda: inputfiles.render_csv(first()), lazy=True)]
+        out: list[Entry] = [self._generated(name, make, lazy=True) for name, make in rootfiles.GHOST_FILES]
         if h.class_id == REPLAY and header_proves_united_forever(h):
-            out.append(self._generated("inputs.txt", lambda: inputfiles.render_script(
-                first(), inputfiles.ghost_title(first())), lazy=True))
+            out.append(self._generated("inputs.txt", rootfiles.inputs_script, lazy=True))
         return out
 
     def _first_ghost(self) -> Ghost | None:

@@ -26,6 +26,19 @@ def test_v6_binary_header_with_heavy_chunk():
     assert h.num_nodes == 3 and h.refs.externals == [] and h.body_offset == len(data)
 
 
+@pytest.mark.parametrize("fmt", ["B", "T"])
+def test_views_are_the_chunks_bytes_where_they_lie(fmt):
+    """views=True: each chunk a view of the data given, the same bytes as the copies."""
+    chunks = [(0x03043004, W(text=fmt == "T").u32(6).bytes(), False), (0x03043005, b"<x/>" * 9, True)]
+    data = build_gbx(fmt=fmt, header_chunks=chunks, num_nodes=3)
+    copied, viewed = parse_header(data), parse_header(data, views=True)
+    for c, v in zip(copied.chunks, viewed.chunks, strict=True):
+        assert type(c.raw) is bytes and isinstance(v.raw, memoryview) and v.raw.obj is data
+        assert bytes(v.raw) == c.raw and (v.chunk_id, v.offset, v.size, v.heavy) == (c.chunk_id, c.offset, c.size, c.heavy)
+        assert bytes(data[v.offset:v.offset + v.size]) == c.raw
+    assert (viewed.num_nodes, viewed.body_offset) == (copied.num_nodes, copied.body_offset)
+
+
 @pytest.mark.parametrize("version", [3, 4, 5])
 def test_old_header_versions(version):
     ext = [{"flags": 0, "file": "Grass.dds", "node": 1, "use_file": True, "folder": 2}]
@@ -85,6 +98,16 @@ def test_header_chunk_overflowing_user_data():
     w.u32(12).u32(1).u32(0x03043004).u32(100)
     with pytest.raises(GbxError, match="overflows userDataSize 12"):
         parse_header(w.bytes() + bytes(50))
+
+
+def test_an_overflowing_chunk_is_located_at_its_table_entry():
+    w = W()
+    w.raw(b"GBX").raw(struct.pack("<H", 6)).raw(b"BUCR").u32(0x03043000)
+    w.u32(4 + 16 + 8).u32(2).u32(0x03043004).u32(4).u32(0x03043005).u32(5)
+    data = w.bytes() + bytes(8) + bytes(8)
+    with pytest.raises(GbxError, match="header chunk 03043005 of 5 bytes overflows userDataSize 28") as e:
+        parse_header(data)
+    assert e.value.offset == 17 + 4 + 8          # the second entry, after the count and the first
 
 
 def test_header_chunk_count_cannot_exceed_user_data():
