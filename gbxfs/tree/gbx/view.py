@@ -207,11 +207,9 @@ class GbxFolder(PartlyListedDir):
             return _bare(e.add_context(where="body"))
 
     def _body_files(self, size: int | GbxError | None) -> Mapping[str, Entry]:
-        """body/'s listing: body.bin (of the size the file declares: nothing
-        decompressed) and nodes.txt (made when read), as rows whose entries are
-        made when named (tree/rows.py: a walk's readdirplus answers them from the
-        row); nodes/ is found by name (_nodes_dir, nodesindex.py). Declared sizes
-        that do not fit the file show error.txt instead. Made from memory."""
+        """body/'s listing, from memory: body.bin (the size the file declares) and
+        nodes.txt (made when read) as rows (tree/rows.py: entries made when named);
+        nodes/ is found by name (nodesindex.py); sizes that do not fit: error.txt."""
         if size is None:
             return {}
         if isinstance(size, GbxError):
