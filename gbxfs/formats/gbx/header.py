@@ -172,8 +172,8 @@ def _read_user_data(r: GbxReader, whole: memoryview | None) -> tuple[int, list[C
                 r.skip(csize)
                 raw = whole[off:off + csize]
             new_id = remap(cid)
-            chunks.append(Chunk(new_id, base + off, csize, raw, False, None, None, cid if cid != new_id else None,
-                                heavy, True, name(new_id, True)))
+            chunks.append(Chunk(new_id, base + off, csize, raw, raw_id=cid if cid != new_id else None,
+                                heavy=heavy, header=True, name=name(new_id, True)))
         if r.remaining:
             raise r.error(f"header chunks end {r.remaining} bytes before userDataSize {size}", r.tell())
     return size, chunks
